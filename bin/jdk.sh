@@ -1,0 +1,23 @@
+# Sourced by apx's scripts: exports JAVA_HOME as a JDK >= 22 (the FFM API), preferring the one
+# already in JAVA_HOME, else the newest under /usr/lib/jvm. Exits with a clear message if none.
+apx_java_feature() { # prints the feature version of the java binary $1, or nothing
+  "$1" -XshowSettings:properties -version 2>&1 | sed -n 's/^ *java.specification.version = \([0-9]*\).*/\1/p' | head -n 1
+}
+apx_pick_jdk() {
+  local best="" best_version=0 candidate version
+  for candidate in ${JAVA_HOME:+"$JAVA_HOME"} /usr/lib/jvm/*; do
+    [ -x "$candidate/bin/java" ] && [ -x "$candidate/bin/javac" ] || continue
+    version=$(apx_java_feature "$candidate/bin/java")
+    [ -n "$version" ] || continue
+    if [ "$candidate" = "${JAVA_HOME:-}" ] && [ "$version" -ge 22 ]; then best=$candidate; break; fi
+    if [ "$version" -gt "$best_version" ]; then best=$candidate; best_version=$version; fi
+  done
+  if [ -z "$best" ] || [ "$(apx_java_feature "$best/bin/java")" -lt 22 ]; then
+    echo "apx: no JDK >= 22 found (checked \$JAVA_HOME and /usr/lib/jvm/*); apx needs the FFM API: install JDK 25, e.g. Temurin 25" >&2
+    exit 1
+  fi
+  export JAVA_HOME=$best
+}
+apx_pick_jdk
+# Maven's own Guava calls sun.misc.Unsafe, which JDK 24+ warns about on every run.
+export MAVEN_OPTS="${MAVEN_OPTS:-} --sun-misc-unsafe-memory-access=allow"

@@ -1,0 +1,418 @@
+package dev.apx.python;
+
+import dev.apx.python.capi.CApi;
+import dev.apx.python.capi.Globals;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.math.BigInteger;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+import static java.lang.foreign.ValueLayout.JAVA_BYTE;
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
+
+/**
+ * Java values to Python objects and back, and the raw calls the public types are made of.
+ * Everything here runs under the GIL; {@code long} values are {@code PyObject*}; "new" means the
+ * caller owns the returned reference, "borrowed" that it does not.
+ *
+ * <pre>
+ * Java                         Python      back to Java
+ * null                         None        null
+ * Boolean                      bool        Boolean
+ * Byte/Short/Integer/Long      int         Long (BigInteger beyond 64 bits)
+ * BigInteger                   int         Long or BigInteger
+ * Float/Double                 float       Double
+ * CharSequence                 str         String
+ * byte[]                       bytes       byte[]
+ * Object[]                     tuple       Object[]
+ * Collection                   list        ArrayList
+ * Map                          dict        LinkedHashMap
+ * PyRef                        the object  (anything else comes back as a new PyRef)
+ * </pre>
+ */
+final class Conversions {
+    private static final int Py_file_input = 257;
+    private static final long LONG_SUBCLASS = 1L << 24;
+    private static final long LIST_SUBCLASS = 1L << 25;
+    private static final long TUPLE_SUBCLASS = 1L << 26;
+    private static final long BYTES_SUBCLASS = 1L << 27;
+    private static final long UNICODE_SUBCLASS = 1L << 28;
+    private static final long DICT_SUBCLASS = 1L << 29;
+
+    private Conversions() {
+    }
+
+    /** A new reference or, when CPython returned NULL, the pending Python error as an exception. */
+    static long checked(Gil gil, long result) {
+        if (result == 0) {
+            throw PythonException.fetch(gil);
+        }
+        return result;
+    }
+
+    static void checkedStatus(Gil gil, int status) {
+        if (status < 0) {
+            throw PythonException.fetch(gil);
+        }
+    }
+
+    // --- Java -> Python
+
+    /** New reference. */
+    static long toPython(Gil gil, Object value) {
+        return switch (value) {
+            case null -> incref(Globals.NONE);
+            case PyRef ref -> incref(ref.address(gil));
+            case Boolean b -> incref(b ? Globals.TRUE : Globals.FALSE);
+            case Long l -> checked(gil, CApi.PyLong_FromLongLong(l));
+            case Integer i -> checked(gil, CApi.PyLong_FromLongLong(i));
+            case Short s -> checked(gil, CApi.PyLong_FromLongLong(s));
+            case Byte b -> checked(gil, CApi.PyLong_FromLongLong(b));
+            case BigInteger big -> bigInteger(gil, big);
+            case Double d -> checked(gil, CApi.PyFloat_FromDouble(d));
+            case Float f -> checked(gil, CApi.PyFloat_FromDouble(f));
+            case CharSequence s -> string(gil, s.toString());
+            case byte[] bytes -> bytes(gil, bytes);
+            case Object[] items -> tuple(gil, items);
+            case Collection<?> items -> list(gil, items);
+            case Map<?, ?> map -> dict(gil, map);
+            default -> throw new IllegalArgumentException("apx: cannot convert " + value.getClass().getName() + " to a Python object");
+        };
+    }
+
+    private static long incref(long object) {
+        CApi.Py_IncRef(object);
+        return object;
+    }
+
+    private static long bigInteger(Gil gil, BigInteger value) {
+        if (value.bitLength() < 64) {
+            return checked(gil, CApi.PyLong_FromLongLong(value.longValue()));
+        }
+        return withCString(gil, value.toString(), s -> CApi.PyLong_FromString(s, MemorySegment.NULL, 10));
+    }
+
+    static long string(Gil gil, String value) {
+        byte[] utf8 = value.getBytes(StandardCharsets.UTF_8);
+        return withNative(gil, utf8, false, s -> CApi.PyUnicode_FromStringAndSize(s, utf8.length));
+    }
+
+    private static long bytes(Gil gil, byte[] value) {
+        long bytes = checked(gil, CApi.PyBytes_FromStringAndSize(MemorySegment.NULL, value.length));
+        MemorySegment.copy(value, 0, CApi.PyBytes_AsString(bytes).reinterpret(value.length), JAVA_BYTE, 0, value.length);
+        return bytes;
+    }
+
+    private static long tuple(Gil gil, Object[] items) {
+        long tuple = checked(gil, CApi.PyTuple_New(items.length));
+        try {
+            for (int i = 0; i < items.length; i++) {
+                CApi.PyTuple_SetItem(tuple, i, toPython(gil, items[i])); // steals
+            }
+            return tuple;
+        } catch (RuntimeException e) {
+            CApi.Py_DecRef(tuple);
+            throw e;
+        }
+    }
+
+    private static long list(Gil gil, Collection<?> items) {
+        long list = checked(gil, CApi.PyList_New(items.size()));
+        try {
+            int i = 0;
+            for (Object item : items) {
+                CApi.PyList_SetItem(list, i++, toPython(gil, item)); // steals
+            }
+            return list;
+        } catch (RuntimeException e) {
+            CApi.Py_DecRef(list);
+            throw e;
+        }
+    }
+
+    private static long dict(Gil gil, Map<?, ?> map) {
+        long dict = checked(gil, CApi.PyDict_New());
+        try {
+            for (Map.Entry<?, ?> entry : map.entrySet()) {
+                long key = toPython(gil, entry.getKey());
+                try {
+                    long value = toPython(gil, entry.getValue());
+                    try {
+                        checkedStatus(gil, CApi.PyDict_SetItem(dict, key, value));
+                    } finally {
+                        CApi.Py_DecRef(value);
+                    }
+                } finally {
+                    CApi.Py_DecRef(key);
+                }
+            }
+            return dict;
+        } catch (RuntimeException e) {
+            CApi.Py_DecRef(dict);
+            throw e;
+        }
+    }
+
+    // --- Python -> Java
+
+    /** Converts a borrowed object. */
+    static Object toJava(Gil gil, long object) {
+        if (object == Globals.NONE) {
+            return null;
+        }
+        if (object == Globals.TRUE) {
+            return Boolean.TRUE;
+        }
+        if (object == Globals.FALSE) {
+            return Boolean.FALSE;
+        }
+        long type = Globals.typeOf(object);
+        if (type == Globals.UNICODE_TYPE) {
+            return utf8(gil, object);
+        }
+        if (type == Globals.LONG_TYPE) {
+            return integer(gil, object);
+        }
+        if (type == Globals.FLOAT_TYPE) {
+            return CApi.PyFloat_AsDouble(object);
+        }
+        if (type == Globals.BYTES_TYPE) {
+            return bytesOf(object);
+        }
+        if (type == Globals.LIST_TYPE) {
+            return listOf(gil, object);
+        }
+        if (type == Globals.TUPLE_TYPE) {
+            return tupleOf(gil, object);
+        }
+        if (type == Globals.DICT_TYPE) {
+            return dictOf(gil, object);
+        }
+        return subclass(gil, object, type);
+    }
+
+    /** Instances of subclasses of the builtin types convert like their base; anything else stays Python. */
+    private static Object subclass(Gil gil, long object, long type) {
+        long flags = CApi.PyType_GetFlags(type);
+        if ((flags & UNICODE_SUBCLASS) != 0) {
+            return utf8(gil, object);
+        }
+        if ((flags & LONG_SUBCLASS) != 0) {
+            return integer(gil, object);
+        }
+        if ((flags & BYTES_SUBCLASS) != 0) {
+            return bytesOf(object);
+        }
+        if ((flags & LIST_SUBCLASS) != 0) {
+            return listOf(gil, object);
+        }
+        if ((flags & TUPLE_SUBCLASS) != 0) {
+            return tupleOf(gil, object);
+        }
+        if ((flags & DICT_SUBCLASS) != 0) {
+            return dictOf(gil, object);
+        }
+        if (CApi.PyType_IsSubtype(type, Globals.FLOAT_TYPE) != 0) {
+            return CApi.PyFloat_AsDouble(object);
+        }
+        return PyRef.fromBorrowed(gil, object);
+    }
+
+    static String utf8(Gil gil, long unicode) {
+        return onScratch(gil, 8, size -> {
+            MemorySegment chars = CApi.PyUnicode_AsUTF8AndSize(unicode, size);
+            if (chars.equals(MemorySegment.NULL)) {
+                throw PythonException.fetch(gil);
+            }
+            long length = size.get(JAVA_LONG, 0);
+            return new String(chars.reinterpret(length).toArray(JAVA_BYTE), StandardCharsets.UTF_8);
+        });
+    }
+
+    private static Object integer(Gil gil, long object) {
+        return onScratch(gil, 8, overflow -> {
+            long value = CApi.PyLong_AsLongLongAndOverflow(object, overflow);
+            if (value == -1 && CApi.PyErr_Occurred() != 0) {
+                throw PythonException.fetch(gil);
+            }
+            if (overflow.get(JAVA_INT, 0) == 0) {
+                return (Object) value;
+            }
+            return new BigInteger(str(gil, object));
+        });
+    }
+
+    private static byte[] bytesOf(long bytes) {
+        long size = CApi.PyBytes_Size(bytes);
+        return CApi.PyBytes_AsString(bytes).reinterpret(size).toArray(JAVA_BYTE);
+    }
+
+    private static List<Object> listOf(Gil gil, long list) {
+        long size = CApi.PyList_Size(list);
+        List<Object> result = new ArrayList<>((int) size);
+        for (long i = 0; i < size; i++) {
+            result.add(toJava(gil, CApi.PyList_GetItem(list, i)));
+        }
+        return result;
+    }
+
+    private static Object[] tupleOf(Gil gil, long tuple) {
+        Object[] result = new Object[(int) CApi.PyTuple_Size(tuple)];
+        for (int i = 0; i < result.length; i++) {
+            result[i] = toJava(gil, CApi.PyTuple_GetItem(tuple, i));
+        }
+        return result;
+    }
+
+    private static Map<Object, Object> dictOf(Gil gil, long dict) {
+        Map<Object, Object> result = new LinkedHashMap<>();
+        onScratch(gil, 24, slots -> {
+            MemorySegment position = slots.asSlice(0, 8);
+            MemorySegment key = slots.asSlice(8, 8);
+            MemorySegment value = slots.asSlice(16, 8);
+            while (CApi.PyDict_Next(dict, position, key, value) != 0) {
+                result.put(toJava(gil, key.get(JAVA_LONG, 0)), toJava(gil, value.get(JAVA_LONG, 0)));
+            }
+            return null;
+        });
+        return result;
+    }
+
+    // --- calls, attributes, modules
+
+    static String str(Gil gil, long object) {
+        long str = checked(gil, CApi.PyObject_Str(object));
+        try {
+            return utf8(gil, str);
+        } finally {
+            CApi.Py_DecRef(str);
+        }
+    }
+
+    /** {@code getattr(object, name)}: new reference. */
+    static long getAttr(Gil gil, long object, String name) {
+        return checked(gil, withName(gil, name, nameObject -> CApi.PyObject_GetAttr(object, nameObject)));
+    }
+
+    static void setAttr(Gil gil, long object, String name, Object value) {
+        long converted = toPython(gil, value);
+        try {
+            checkedStatus(gil, (int) withName(gil, name, nameObject -> CApi.PyObject_SetAttr(object, nameObject, converted)));
+        } finally {
+            CApi.Py_DecRef(converted);
+        }
+    }
+
+    /** Runs {@code use} with a borrowed str for {@code name}. */
+    private static long withName(Gil gil, String name, java.util.function.LongUnaryOperator use) {
+        long cached = gil.interpreter().cachedName(gil, name);
+        if (cached != 0) {
+            return use.applyAsLong(cached);
+        }
+        long temporary = string(gil, name);
+        try {
+            return use.applyAsLong(temporary);
+        } finally {
+            CApi.Py_DecRef(temporary);
+        }
+    }
+
+    /** {@code callable(*args, **kwargs)}: new reference or 0 with an error set. */
+    static long call(Gil gil, long callable, Object[] args, Map<String, ?> kwargs) {
+        long[] converted = new long[args.length];
+        int done = 0;
+        long kwdict = 0;
+        try {
+            for (; done < args.length; done++) {
+                converted[done] = toPython(gil, args[done]);
+            }
+            if (kwargs != null && !kwargs.isEmpty()) {
+                kwdict = dict(gil, kwargs);
+            }
+            long dictArg = kwdict;
+            return onScratch(gil, 8L * Math.max(1, args.length), array -> {
+                for (int i = 0; i < converted.length; i++) {
+                    array.set(JAVA_LONG, 8L * i, converted[i]);
+                }
+                return CApi.PyObject_VectorcallDict(callable, array, converted.length, dictArg);
+            });
+        } finally {
+            for (int i = 0; i < done; i++) {
+                CApi.Py_DecRef(converted[i]);
+            }
+            if (kwdict != 0) {
+                CApi.Py_DecRef(kwdict);
+            }
+        }
+    }
+
+    /** New reference or 0 with an error set. */
+    static long importModule(String name) {
+        try (Arena arena = Arena.ofConfined()) {
+            return CApi.PyImport_ImportModule(arena.allocateFrom(name));
+        }
+    }
+
+    /** Compiles and runs {@code source} as module {@code name}: new reference or 0 with an error set. */
+    static long execModule(String name, String source, String filename) {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment file = arena.allocateFrom(filename);
+            long code = CApi.Py_CompileString(arena.allocateFrom(source), file, Py_file_input);
+            if (code == 0) {
+                return 0;
+            }
+            try {
+                return CApi.PyImport_ExecCodeModuleEx(arena.allocateFrom(name), code, file);
+            } finally {
+                CApi.Py_DecRef(code);
+            }
+        }
+    }
+
+    // --- native scratch memory
+
+    interface NativeBody<T> {
+        T apply(MemorySegment memory);
+    }
+
+    interface CStringCall {
+        long apply(MemorySegment cString);
+    }
+
+    /** Runs {@code body} with {@code bytes} of zeroed native memory that is valid only during it. */
+    static <T> T onScratch(Gil gil, long bytes, NativeBody<T> body) {
+        Scratch scratch = gil.scratch();
+        long mark = scratch.mark();
+        try {
+            MemorySegment memory = scratch.allocate(bytes);
+            if (memory != null) {
+                return body.apply(memory);
+            }
+        } finally {
+            scratch.reset(mark);
+        }
+        try (Arena arena = Arena.ofConfined()) {
+            return body.apply(arena.allocate(bytes));
+        }
+    }
+
+    /** Calls a C function that takes {@code data} (NUL-terminated when asked) and returns a new reference. */
+    private static long withNative(Gil gil, byte[] data, boolean terminate, CStringCall call) {
+        long result = onScratch(gil, data.length + (terminate ? 1 : 0), memory -> {
+            MemorySegment.copy(data, 0, memory, JAVA_BYTE, 0, data.length);
+            return call.apply(memory);
+        });
+        return checked(gil, result);
+    }
+
+    private static long withCString(Gil gil, String value, CStringCall call) {
+        return withNative(gil, value.getBytes(StandardCharsets.UTF_8), true, call);
+    }
+}

@@ -1,0 +1,80 @@
+package dev.apx.python;
+
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Proof that the current thread holds the GIL of one {@link Interpreter}: handed to the body of
+ * {@link Interpreter#call} and valid only inside it, on that thread (PyO3's {@code Python<'py>},
+ * checked at run time). Every operation on a Python object takes one; using a token outside its
+ * section fails fast with {@link IllegalStateException} instead of corrupting the interpreter.
+ */
+public final class Gil {
+    private final Interpreter interpreter;
+    private final Interpreter.ThreadState thread;
+    private final Thread owner = Thread.currentThread();
+    private boolean active = true;
+
+    Gil(Interpreter interpreter, Interpreter.ThreadState thread) {
+        this.interpreter = interpreter;
+        this.thread = thread;
+    }
+
+    public Interpreter interpreter() {
+        return interpreter;
+    }
+
+    /** Fails unless this token's section is open and we are on its thread. */
+    void check() {
+        if (!active || Thread.currentThread() != owner) {
+            throw new IllegalStateException(active
+                    ? "apx: Gil token of thread " + owner.getName() + " used on thread " + Thread.currentThread().getName()
+                    : "apx: Gil token used after its GIL section ended (keep Python work inside Interpreter.call)");
+        }
+    }
+
+    void close() {
+        active = false;
+    }
+
+    Scratch scratch() {
+        return thread.scratch();
+    }
+
+    // --- the entry points that create Python objects
+
+    /** {@code import name} */
+    public PyRef importModule(String name) {
+        check();
+        return PyRef.owned(this, Conversions.checked(this, Conversions.importModule(name)));
+    }
+
+    /** Converts a Java value (see {@link Conversions}) into a new Python object. */
+    public PyRef of(Object value) {
+        check();
+        return PyRef.owned(this, Conversions.toPython(this, value));
+    }
+
+    public PyRef none() {
+        return of(null);
+    }
+
+    /** A Python tuple of the converted items (a Java array converts to a tuple too). */
+    public PyRef tuple(Object... items) {
+        return of(items);
+    }
+
+    public PyRef list(List<?> items) {
+        return of(items);
+    }
+
+    public PyRef dict(Map<?, ?> items) {
+        return of(items);
+    }
+
+    /** A Python callable named {@code name} whose body is {@code function}. */
+    public PyRef function(String name, JavaFunction function) {
+        check();
+        return PyRef.owned(this, interpreter.callables().create(this, name, function));
+    }
+}

@@ -1,0 +1,143 @@
+package dev.apx.python;
+
+import dev.apx.python.capi.CApi;
+import dev.apx.python.capi.Globals;
+
+import java.lang.ref.Cleaner;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * An owned (strong) reference to a Python object: one {@code Py_INCREF} that this object gives
+ * back exactly once.
+ *
+ * <p>Ownership rules:
+ * <ul>
+ *   <li>{@link #close} releases it. Under the GIL the decref happens at once; on a thread without
+ *       the GIL it is queued and done by the next thread that enters the interpreter.</li>
+ *   <li>A reference that becomes unreachable without {@code close} is released the same deferred
+ *       way, by a {@link Cleaner}: it cannot leak.</li>
+ *   <li>Closing twice is harmless; using a closed reference throws {@link IllegalStateException}.</li>
+ * </ul>
+ * A {@code PyRef} may be stored and passed between threads; every operation on the object takes a
+ * {@link Gil}.
+ */
+public final class PyRef implements AutoCloseable {
+    private static final Cleaner CLEANER = Cleaner.create();
+
+    private final Interpreter interpreter;
+    private volatile long address;
+    private final Cleaner.Cleanable cleanable;
+
+    private PyRef(Interpreter interpreter, long address) {
+        this.interpreter = interpreter;
+        this.address = address;
+        this.cleanable = CLEANER.register(this, new Release(interpreter, address));
+    }
+
+    /** Takes ownership of a new reference (the result of a C-API call that returns one). */
+    static PyRef owned(Gil gil, long newReference) {
+        return new PyRef(gil.interpreter(), newReference);
+    }
+
+    /** Makes an owned reference from a borrowed one. */
+    static PyRef fromBorrowed(Gil gil, long borrowed) {
+        CApi.Py_IncRef(borrowed);
+        return new PyRef(gil.interpreter(), borrowed);
+    }
+
+    /** The object's address; valid while this reference is open. */
+    long address(Gil gil) {
+        gil.check();
+        if (gil.interpreter() != interpreter) {
+            throw new IllegalStateException("apx: a PyRef of one interpreter used with another's Gil");
+        }
+        long a = address;
+        if (a == 0) {
+            throw new IllegalStateException("apx: PyRef used after close");
+        }
+        return a;
+    }
+
+    public boolean isClosed() {
+        return address == 0;
+    }
+
+    /** Gives the reference back (see the class comment for threads). */
+    @Override
+    public void close() {
+        if (address != 0) {
+            address = 0;
+            cleanable.clean(); // runs Release at most once, also against a racing Cleaner
+        }
+    }
+
+    /** Another owned reference to the same object. */
+    public PyRef newRef(Gil gil) {
+        return fromBorrowed(gil, address(gil));
+    }
+
+    public boolean isNone(Gil gil) {
+        return address(gil) == Globals.NONE;
+    }
+
+    /** {@code getattr(obj, name)} */
+    public PyRef getAttr(Gil gil, String name) {
+        return owned(gil, Conversions.getAttr(gil, address(gil), name));
+    }
+
+    /** {@code setattr(obj, name, value)}, the value converted like {@link Gil#of}. */
+    public void setAttr(Gil gil, String name, Object value) {
+        Conversions.setAttr(gil, address(gil), name, value);
+    }
+
+    /** {@code obj(*args)}, each argument converted like {@link Gil#of}. */
+    public PyRef call(Gil gil, Object... args) {
+        return owned(gil, Conversions.checked(gil, Conversions.call(gil, address(gil), args, null)));
+    }
+
+    /** {@code obj(*args, **kwargs)} */
+    public PyRef call(Gil gil, List<?> args, Map<String, ?> kwargs) {
+        return owned(gil, Conversions.checked(gil, Conversions.call(gil, address(gil), args.toArray(), kwargs)));
+    }
+
+    /** {@code getattr(obj, method)(*args)} */
+    public PyRef callMethod(Gil gil, String method, Object... args) {
+        try (PyRef bound = getAttr(gil, method)) {
+            return bound.call(gil, args);
+        }
+    }
+
+    /** The object as a Java value (None, bool, int, float, str, bytes, list, tuple, dict; else a new PyRef). */
+    public Object toJava(Gil gil) {
+        return Conversions.toJava(gil, address(gil));
+    }
+
+    /** {@code str(obj)} */
+    public String str(Gil gil) {
+        return Conversions.str(gil, address(gil));
+    }
+
+    /** {@code repr(obj)} */
+    public String repr(Gil gil) {
+        long repr = Conversions.checked(gil, CApi.PyObject_Repr(address(gil)));
+        try {
+            return Conversions.utf8(gil, repr);
+        } finally {
+            CApi.Py_DecRef(repr);
+        }
+    }
+
+    @Override
+    public String toString() {
+        return address == 0 ? "PyRef[closed]" : "PyRef[0x" + Long.toHexString(address) + "]";
+    }
+
+    /** The one decref a reference owes; must not refer to the PyRef itself (Cleaner rule). */
+    private record Release(Interpreter interpreter, long address) implements Runnable {
+        @Override
+        public void run() {
+            interpreter.decref(address);
+        }
+    }
+}

@@ -1,0 +1,1 @@
+"""apx's own Python helpers, loaded into the embedded interpreter from the apx jar."""
