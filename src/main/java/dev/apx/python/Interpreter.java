@@ -69,7 +69,15 @@ public final class Interpreter {
             throw new PythonSetupException("cannot load libpython for Python " + install.version() + ": " + e.getMessage());
         }
         Interpreter interpreter = new Interpreter(install);
-        interpreter.initialize();
+        try {
+            interpreter.initialize();
+        } catch (LibraryLoadException e) {
+            throw new PythonSetupException("Python " + install.version() + " lacks what apx needs: " + e.getMessage());
+        } catch (ExceptionInInitializerError e) {
+            throw new PythonSetupException("Python " + install.version() + " lacks what apx needs: " + e.getCause());
+        } catch (PythonException e) {
+            throw new PythonSetupException("Python " + install.version() + " failed to start apx's helpers: " + e.getMessage());
+        }
         main = interpreter;
         return main;
     }

@@ -96,8 +96,8 @@ public final class PyRef implements AutoCloseable {
         return owned(gil, Conversions.checked(gil, Conversions.call(gil, address(gil), args, null)));
     }
 
-    /** {@code obj(*args, **kwargs)} */
-    public PyRef call(Gil gil, List<?> args, Map<String, ?> kwargs) {
+    /** {@code obj(*args, **kwargs)}: {@code args} are the positional arguments, converted one by one. */
+    public PyRef callWithKeywords(Gil gil, List<?> args, Map<String, ?> kwargs) {
         return owned(gil, Conversions.checked(gil, Conversions.call(gil, address(gil), args.toArray(), kwargs)));
     }
 

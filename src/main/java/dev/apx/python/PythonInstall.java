@@ -126,34 +126,50 @@ public record PythonInstall(
     }
 
     private static List<String> runProbe(Path executable) {
-        Process process;
+        Path out = null;
+        Path err = null;
+        Process process = null;
         try {
+            // Files, not pipes: a chatty or hung interpreter can neither fill a pipe nor outlast the timeout.
+            out = Files.createTempFile("apx-probe", ".out");
+            err = Files.createTempFile("apx-probe", ".err");
             process = new ProcessBuilder(executable.toString(), "-c", probeSource())
                     .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")))
+                    .redirectOutput(out.toFile())
+                    .redirectError(err.toFile())
                     .start();
-        } catch (IOException e) {
-            throw new PythonSetupException(executable + " could not be run: " + e.getMessage());
-        }
-        try {
-            process.getOutputStream().close();
-            byte[] out = process.getInputStream().readAllBytes();
-            byte[] err = process.getErrorStream().readAllBytes();
             if (!process.waitFor(PROBE_TIMEOUT_SECONDS, TimeUnit.SECONDS)) {
+                process.descendants().forEach(ProcessHandle::destroyForcibly);
                 process.destroyForcibly();
                 throw new PythonSetupException(executable + " did not answer within " + PROBE_TIMEOUT_SECONDS + " s");
             }
             if (process.exitValue() != 0) {
-                String reason = new String(err, StandardCharsets.UTF_8).strip();
+                String reason = Files.readString(err, StandardCharsets.UTF_8).strip();
                 String last = reason.isEmpty() ? "exit code " + process.exitValue() : reason.lines().reduce((a, b) -> b).orElse(reason);
                 throw new PythonSetupException(executable + " is not a working Python interpreter: " + last);
             }
-            return new String(out, StandardCharsets.UTF_8).lines().toList();
+            return Files.readAllLines(out, StandardCharsets.UTF_8);
         } catch (IOException e) {
             throw new PythonSetupException(executable + " could not be run: " + e.getMessage());
         } catch (InterruptedException e) {
-            process.destroyForcibly();
             Thread.currentThread().interrupt();
             throw new PythonSetupException("interrupted while asking " + executable + " about itself");
+        } finally {
+            if (process != null && process.isAlive()) {
+                process.destroyForcibly();
+            }
+            deleteQuietly(out);
+            deleteQuietly(err);
+        }
+    }
+
+    private static void deleteQuietly(Path file) {
+        if (file != null) {
+            try {
+                Files.deleteIfExists(file);
+            } catch (IOException ignored) {
+                // a temp file left behind is harmless
+            }
         }
     }
 

@@ -1,0 +1,296 @@
+package dev.apx.cli;
+
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import java.io.File;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.fail;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+/**
+ * Runs the packaged {@code apx.jar} as a user would, in a subprocess whose environment each test
+ * sets, and checks the exit code and the one-line {@code apx: error: ...} message.
+ */
+class CommandLineIT {
+    private static final long TIMEOUT_SECONDS = 60;
+    private static final String JAVA = ProcessHandle.current().info().command().orElseThrow();
+    private static final Path JAR = Path.of(System.getProperty("apx.jar", "target/apx.jar")).toAbsolutePath();
+    private static final Path REPO = JAR.getParent().getParent();
+    private static final Path EXAMPLES = REPO.resolve("examples");
+    private static final Path PYENV_VERSIONS = Path.of("/root/.pyenv/versions");
+    private static final Pattern JAVA_STACK_FRAME = Pattern.compile("(?m)^\\s+at [\\w$.]+\\(");
+
+    @TempDir
+    Path tmp;
+
+    record Result(int exitCode, String stdout, String stderr) {
+        /** The lines of stderr that start with {@code apx: error: }. */
+        List<String> errorLines() {
+            return stderr.lines().filter(line -> line.startsWith("apx: error: ")).toList();
+        }
+    }
+
+    @BeforeAll
+    static void packagedJarAndVenvsExist() {
+        assertThat(JAR).as("the packaged jar (run through `mvn verify`)").isRegularFile();
+        for (String minor : List.of("3.11", "3.12", "3.13")) {
+            assertThat(python(minor)).as("venv Python %s (run bin/venvs)", minor).isExecutable();
+        }
+    }
+
+    @ParameterizedTest(name = "Python {0}")
+    @ValueSource(strings = {"3.11", "3.12", "3.13"})
+    void loadsTheExampleAppWithEachSupportedPython(String minor) {
+        Result result = run(Map.of(), "--python", python(minor).toString(), "--app-dir", EXAMPLES.toString(), "hello:app");
+
+        assertThat(result.exitCode()).as(result.stderr()).isZero();
+        assertThat(result.stderr())
+                .contains("apx: loaded hello:app = <function app at ")
+                .contains(" with Python " + minor + ".")
+                .contains("libpython" + minor)
+                .doesNotContain("apx: error");
+        assertNoJavaStackTrace(result);
+    }
+
+    @Test
+    void usesVirtualEnvWhenNoPythonIsGiven() {
+        Path venv = python("3.12").getParent().getParent();
+
+        Result result = run(Map.of("VIRTUAL_ENV", venv.toString(), "PATH", "/usr/bin:/bin"),
+                "--app-dir", EXAMPLES.toString(), "hello:app");
+
+        assertThat(result.exitCode()).as(result.stderr()).isZero();
+        assertThat(result.stderr()).contains("apx: loaded hello:app = ").contains(" with Python 3.12.");
+        assertNoJavaStackTrace(result);
+    }
+
+    @Test
+    void failsWhenNoPythonIsFound() throws IOException {
+        Path emptyDir = Files.createDirectory(tmp.resolve("empty-path"));
+
+        Result result = run(Map.of("PATH", emptyDir.toString()), "--app-dir", EXAMPLES.toString(), "hello:app");
+
+        assertFailsWith(result, "apx: error: no Python found: no python3 on PATH and no VIRTUAL_ENV; pass --python PATH");
+    }
+
+    @Test
+    void failsWhenThePythonGivenDoesNotExist() {
+        Result result = run(Map.of(), "--python", "/nonexistent/python", "--app-dir", EXAMPLES.toString(), "hello:app");
+
+        assertFailsWith(result, "no Python found at /nonexistent/python (from --python)");
+    }
+
+    @Test
+    void failsWhenThePythonGivenIsNotAWorkingInterpreter() throws IOException {
+        Path fake = tmp.resolve("python");
+        Files.writeString(fake, "#!/bin/sh\necho 'Fatal Python error: init_fs_encoding' >&2\nexit 3\n");
+        Files.setPosixFilePermissions(fake, PosixFilePermissions.fromString("rwxr-xr-x"));
+        Result result = run(Map.of(), "--python", fake.toString(), "--app-dir", EXAMPLES.toString(), "hello:app");
+
+        assertFailsWith(result, fake + " is not a working Python interpreter: Fatal Python error: init_fs_encoding");
+    }
+
+    @Test
+    void failsWhenPythonIsTooOld() {
+        Optional<Path> old = newestPyenvPythonBelow311();
+        assumeTrue(old.isPresent(), "no CPython 3.x older than 3.11 under " + PYENV_VERSIONS);
+        Path exe = old.get();
+        String version = exe.getParent().getParent().getFileName().toString();
+
+        Result result = run(Map.of(), "--python", exe.toString(), "--app-dir", EXAMPLES.toString(), "hello:app");
+
+        assertFailsWith(result, "Python " + version + " at " + exe + " is too old: apx needs CPython 3.11 to 3.13");
+    }
+
+    @Test
+    void failsWhenPythonWasBuiltWithoutEnableShared() throws IOException {
+        Path wrapper = pythonWithConfigVars("static", "Py_ENABLE_SHARED=0");
+        assertThat(pythonOutput(wrapper, "import sysconfig; print(sysconfig.get_config_var('Py_ENABLE_SHARED'))"))
+                .as("the wrapper reports a non-shared build").isEqualTo("0");
+
+        Result result = run(Map.of(), "--python", wrapper.toString(), "--app-dir", EXAMPLES.toString(), "hello:app");
+
+        assertFailsWith(result, "at " + wrapper + " was built without --enable-shared, so it has no libpython to embed");
+    }
+
+    @Test
+    void failsWhenLibpythonCannotBeLoaded() throws IOException {
+        String ldlibrary = pythonOutput(python("3.11"), "import sysconfig; print(sysconfig.get_config_var('LDLIBRARY'))");
+        Path libdir = Files.createDirectory(tmp.resolve("garbage-libdir"));
+        Path garbage = libdir.resolve(ldlibrary);
+        Files.writeString(garbage, "this is not an ELF shared object\n".repeat(8));
+        Path wrapper = pythonWithConfigVars("badlib", "LIBDIR=" + pyString(libdir.toString()));
+        assertThat(pythonOutput(wrapper, "import sysconfig; print(sysconfig.get_config_var('LIBDIR'))"))
+                .as("the wrapper reports the fake LIBDIR").isEqualTo(libdir.toString());
+
+        Result result = run(Map.of(), "--python", wrapper.toString(), "--app-dir", EXAMPLES.toString(), "hello:app");
+
+        assertFailsWith(result, "apx: error: cannot load libpython for Python 3.11.");
+        assertThat(result.errorLines().getFirst()).endsWith(": cannot load " + garbage + ": " + garbage + ": invalid ELF header");
+    }
+
+    @Test
+    void failsWhenAppHasNoColon() {
+        Result result = run(Map.of(), "--app-dir", EXAMPLES.toString(), "hello");
+
+        assertFailsWith(result, "apx: error: APP must be module:attribute (e.g. main:app), got 'hello'");
+    }
+
+    @Test
+    void failsWhenAppModuleIsMissing() {
+        Result result = run(Map.of(), "--python", python("3.11").toString(), "--app-dir", EXAMPLES.toString(), "nosuchmodule:app");
+
+        assertFailsWith(result,
+                "apx: error: cannot load app 'nosuchmodule:app': ModuleNotFoundError: No module named 'nosuchmodule'");
+        assertThat(result.stderr()).as("Python's traceback is shown").startsWith("Traceback (most recent call last):");
+    }
+
+    @Test
+    void failsWhenAppIsNotCallable() throws IOException {
+        Path appDir = Files.createDirectory(tmp.resolve("app"));
+        Files.writeString(appDir.resolve("notcallable.py"), "app = 42\n");
+
+        Result result = run(Map.of(), "--python", python("3.11").toString(), "--app-dir", appDir.toString(), "notcallable:app");
+
+        assertFailsWith(result, "apx: error: notcallable:app is not callable");
+    }
+
+    // ---- helpers ----
+
+    /** Exit code 1, exactly one {@code apx: error:} line containing {@code expected}, no Java stack trace. */
+    private static void assertFailsWith(Result result, String expected) {
+        assertThat(result.exitCode()).as("exit code; stderr:%n%s", result.stderr()).isEqualTo(1);
+        assertThat(result.errorLines()).as("error lines in stderr:%n%s", result.stderr())
+                .singleElement().asString().contains(expected);
+        assertNoJavaStackTrace(result);
+    }
+
+    private static void assertNoJavaStackTrace(Result result) {
+        assertThat(result.stderr()).doesNotContain("Exception in thread").doesNotContainPattern(JAVA_STACK_FRAME);
+        assertThat(result.stdout()).doesNotContainPattern(JAVA_STACK_FRAME);
+    }
+
+    /** Runs {@code java -jar apx.jar args} with PATH=/usr/bin:/bin, no VIRTUAL_ENV, then {@code env} on top. */
+    private Result run(Map<String, String> env, String... args) {
+        List<String> command = new ArrayList<>(List.of(JAVA, "--enable-native-access=ALL-UNNAMED", "-jar", JAR.toString()));
+        command.addAll(List.of(args));
+        return runCommand(command, env);
+    }
+
+    private Result runCommand(List<String> command, Map<String, String> env) {
+        try {
+            Path stdout = Files.createTempFile(tmp, "stdout", ".txt");
+            Path stderr = Files.createTempFile(tmp, "stderr", ".txt");
+            ProcessBuilder builder = new ProcessBuilder(command)
+                    .directory(tmp.toFile())
+                    .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
+                    .redirectOutput(stdout.toFile())
+                    .redirectError(stderr.toFile());
+            Map<String, String> environment = builder.environment();
+            for (String name : List.of("VIRTUAL_ENV", "PYTHONPATH", "PYTHONHOME", "_PYTHON_SYSCONFIGDATA_NAME",
+                    "JAVA_TOOL_OPTIONS", "JDK_JAVA_OPTIONS", "_JAVA_OPTIONS")) {
+                environment.remove(name);
+            }
+            environment.put("PATH", "/usr/bin:/bin");
+            environment.putAll(env);
+            Process process = builder.start();
+            if (!process.waitFor(TIMEOUT_SECONDS, TimeUnit.SECONDS)) {
+                process.descendants().forEach(ProcessHandle::destroyForcibly);
+                process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+                fail("%s did not finish within %d s; stderr so far:%n%s", command, TIMEOUT_SECONDS, Files.readString(stderr));
+            }
+            return new Result(process.exitValue(), Files.readString(stdout), Files.readString(stderr));
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** What {@code python -c code} prints (stripped); fails unless it exits 0. */
+    private String pythonOutput(Path python, String code) {
+        Result result = runCommand(List.of(python.toString(), "-c", code), Map.of());
+        assertThat(result.exitCode()).as("%s -c %s: %s", python, code, result.stderr()).isZero();
+        return result.stdout().strip();
+    }
+
+    /**
+     * A {@code python} wrapper script around the 3.11 venv interpreter whose sysconfig reports the
+     * real build's config vars with {@code overrides} (Python keyword arguments) applied, through a
+     * sysconfigdata module selected with {@code _PYTHON_SYSCONFIGDATA_NAME}.
+     */
+    private Path pythonWithConfigVars(String name, String overrides) throws IOException {
+        Path base = python("3.11");
+        String realModule = pythonOutput(base, "import sysconfig; print(sysconfig._get_sysconfigdata_name())");
+        Path dir = Files.createDirectory(tmp.resolve(name));
+        String module = "_apx_" + name + "_sysconfigdata";
+        Files.writeString(dir.resolve(module + ".py"), """
+                import importlib
+                build_time_vars = dict(importlib.import_module(%s).build_time_vars, %s)
+                """.formatted(pyString(realModule), overrides));
+        Path wrapper = dir.resolve("python");
+        Files.writeString(wrapper, """
+                #!/bin/sh
+                _PYTHON_SYSCONFIGDATA_NAME=%s PYTHONPATH=%s exec %s "$@"
+                """.formatted(module, shQuote(dir.toString()), shQuote(base.toString())));
+        Files.setPosixFilePermissions(wrapper, PosixFilePermissions.fromString("rwxr-xr-x"));
+        return wrapper;
+    }
+
+    /** The newest {@code /root/.pyenv/versions/3.X.Y/bin/python3.X} with X < 11. */
+    private static Optional<Path> newestPyenvPythonBelow311() {
+        if (!Files.isDirectory(PYENV_VERSIONS)) {
+            return Optional.empty();
+        }
+        Pattern versionName = Pattern.compile("3\\.(\\d+)\\.(\\d+)");
+        try (Stream<Path> versions = Files.list(PYENV_VERSIONS)) {
+            return versions
+                    .map(dir -> versionName.matcher(dir.getFileName().toString()))
+                    .filter(m -> m.matches() && Integer.parseInt(m.group(1)) < 11)
+                    .filter(m -> Files.isExecutable(pyenvPython(m)))
+                    .max(Comparator.<Matcher>comparingInt(m -> Integer.parseInt(m.group(1)))
+                            .thenComparingInt(m -> Integer.parseInt(m.group(2))))
+                    .map(CommandLineIT::pyenvPython);
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
+
+    private static Path pyenvPython(Matcher version) {
+        return PYENV_VERSIONS.resolve(version.group()).resolve("bin").resolve("python3." + version.group(1));
+    }
+
+    private static Path python(String minor) {
+        String property = "apx.python" + minor.replace(".", "");
+        String value = System.getProperty(property);
+        assertThat(value).as("system property %s", property).isNotBlank();
+        return Path.of(value).toAbsolutePath();
+    }
+
+    private static String pyString(String value) {
+        return "'" + value.replace("\\", "\\\\").replace("'", "\\'") + "'";
+    }
+
+    private static String shQuote(String value) {
+        return "'" + value.replace("'", "'\\''") + "'";
+    }
+}

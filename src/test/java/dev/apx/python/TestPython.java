@@ -1,0 +1,58 @@
+package dev.apx.python;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Optional;
+
+/**
+ * The interpreter every test of one JVM shares (CPython is initialised once per process). Which
+ * Python it embeds comes from the system property {@code apx.test.python}, set per Surefire
+ * execution to .venv/py3.11, py3.12 or py3.13 (bin/venvs makes them).
+ */
+public final class TestPython {
+    private static Interpreter interpreter;
+
+    private TestPython() {
+    }
+
+    public static synchronized Interpreter interpreter() {
+        if (interpreter == null) {
+            interpreter = Interpreter.start(install());
+            Path testHelpers = Path.of("target/test-classes/python").toAbsolutePath();
+            interpreter.run(gil -> {
+                try (PyRef sys = gil.importModule("sys"); PyRef path = sys.getAttr(gil, "path")) {
+                    path.callMethod(gil, "append", testHelpers.toString()).close();
+                }
+            });
+        }
+        return interpreter;
+    }
+
+    public static PythonInstall install() {
+        return PythonInstall.probe(python(), "apx.test.python");
+    }
+
+    public static Path python() {
+        String property = System.getProperty("apx.test.python");
+        if (property == null || !Files.isExecutable(Path.of(property))) {
+            throw new IllegalStateException("apx.test.python is " + property + "; run the tests with bin/test (it makes .venv/)");
+        }
+        return Path.of(property);
+    }
+
+    /** The test venv's directory (the parent of bin/). */
+    public static Path venv() {
+        return python().getParent().getParent();
+    }
+
+    /** Runs a Python expression from apxtest helpers: {@code module.function(args...)} converted to Java. */
+    public static Object callHelper(Gil gil, String module, String function, Object... args) {
+        try (PyRef mod = gil.importModule("apxtest." + module); PyRef result = mod.callMethod(gil, function, args)) {
+            return result.toJava(gil);
+        }
+    }
+
+    public static Optional<String> env(String name) {
+        return Optional.ofNullable(System.getenv(name));
+    }
+}

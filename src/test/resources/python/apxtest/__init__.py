@@ -1,0 +1,1 @@
+"""Python side of apx's tests: small functions the Java tests call."""
