@@ -69,6 +69,12 @@ L PyDict_Size(O)
 O PyCFunction_NewEx(P, O, O)
 O PyCapsule_New(P, P, P)
 P PyCapsule_GetPointer(O, P)
+# coroutines and contexts
+I PyIter_Send(O, O, P)
+O PyContext_CopyCurrent()
+I PyContext_Enter(O)
+I PyContext_Exit(O)
+L PyObject_Size(O)
 # gc
 L PyGC_Collect()
 """

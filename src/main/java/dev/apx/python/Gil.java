@@ -1,5 +1,7 @@
 package dev.apx.python;
 
+import dev.apx.python.capi.CApi;
+
 import java.util.List;
 import java.util.Map;
 
@@ -14,6 +16,7 @@ public final class Gil {
     private final Interpreter.ThreadState thread;
     private final Thread owner = Thread.currentThread();
     private boolean active = true;
+    private boolean suspended;
 
     Gil(Interpreter interpreter, Interpreter.ThreadState thread) {
         this.interpreter = interpreter;
@@ -26,15 +29,38 @@ public final class Gil {
 
     /** Fails unless this token's section is open and we are on its thread. */
     void check() {
-        if (!active || Thread.currentThread() != owner) {
-            throw new IllegalStateException(active
-                    ? "apx: Gil token of thread " + owner.getName() + " used on thread " + Thread.currentThread().getName()
-                    : "apx: Gil token used after its GIL section ended (keep Python work inside Interpreter.call)");
+        if (!active || suspended || Thread.currentThread() != owner) {
+            throw new IllegalStateException(!active
+                    ? "apx: Gil token used after its GIL section ended (keep Python work inside Interpreter.call)"
+                    : suspended ? "apx: Gil token used inside allowThreads, while the GIL is released"
+                    : "apx: Gil token of thread " + owner.getName() + " used on thread " + Thread.currentThread().getName());
         }
     }
 
     void close() {
         active = false;
+    }
+
+    void suspend() {
+        suspended = true;
+    }
+
+    void resume() {
+        suspended = false;
+    }
+
+    /**
+     * Releases the GIL while {@code body} runs (blocking work that must not hold up Python), then
+     * takes it back. The token is unusable meanwhile.
+     */
+    public void allowThreads(Runnable body) {
+        interpreter.allowThreads(this, body);
+    }
+
+    /** {@code contextvars.copy_context()} */
+    public PyRef copyContext() {
+        check();
+        return PyRef.owned(this, Conversions.checked(this, CApi.PyContext_CopyCurrent()));
     }
 
     Scratch scratch() {

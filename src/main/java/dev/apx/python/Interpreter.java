@@ -130,6 +130,9 @@ public final class Interpreter {
     /** Runs {@code body} holding the GIL and returns its result. */
     public <T> T call(Function<Gil, T> body) {
         ThreadState state = threads.get();
+        if (state.released) {
+            throw new IllegalStateException("apx: cannot enter Python inside Gil.allowThreads");
+        }
         if (state.depth > 0) {
             state.depth++;
             try {
@@ -154,9 +157,26 @@ public final class Interpreter {
         });
     }
 
-    /** True when the current thread is inside a GIL section of this interpreter. */
+    /** True when the current thread is inside a GIL section of this interpreter (and has not released it). */
     public boolean holdsGil() {
-        return threads.get().depth > 0;
+        ThreadState state = threads.get();
+        return state.depth > 0 && !state.released;
+    }
+
+    /** Releases the GIL around {@code body} (which must not touch Python), then takes it back. */
+    void allowThreads(Gil gil, Runnable body) {
+        gil.check();
+        ThreadState state = threads.get();
+        MemorySegment saved = CApi.PyEval_SaveThread();
+        state.released = true;
+        gil.suspend();
+        try {
+            body.run();
+        } finally {
+            CApi.PyEval_RestoreThread(saved);
+            state.released = false;
+            gil.resume();
+        }
     }
 
     /** Gives back one reference: now under the GIL, else at the next entry by any thread. */
@@ -232,6 +252,7 @@ public final class Interpreter {
     static final class ThreadState {
         private long threadState; // PyThreadState*, 0 until the first entry
         private int depth;
+        private boolean released; // inside Gil.allowThreads
         private Gil gil;
         private Scratch scratch;
 

@@ -108,6 +108,73 @@ public final class PyRef implements AutoCloseable {
         }
     }
 
+    /** {@code id(obj)}: the object's identity while it lives. */
+    public long id(Gil gil) {
+        return address(gil);
+    }
+
+    /** {@code obj is other} */
+    public boolean is(Gil gil, PyRef other) {
+        return address(gil) == other.address(gil);
+    }
+
+    /** {@code len(obj)} */
+    public long len(Gil gil) {
+        long size = CApi.PyObject_Size(address(gil));
+        if (size < 0) {
+            throw PythonException.fetch(gil);
+        }
+        return size;
+    }
+
+    /** {@code bool(obj)} */
+    public boolean isTrue(Gil gil) {
+        int truth = CApi.PyObject_IsTrue(address(gil));
+        if (truth < 0) {
+            throw PythonException.fetch(gil);
+        }
+        return truth == 1;
+    }
+
+    /**
+     * One step of a coroutine or generator ({@code PyIter_Send}): sends {@code value} (converted
+     * like {@link Gil#of}) and returns what it yielded or, when it finished, what it returned.
+     * An exception it raised is thrown as {@link PythonException}.
+     */
+    public Sent send(Gil gil, Object value) {
+        long coroutine = address(gil);
+        long argument = Conversions.toPython(gil, value);
+        try {
+            return Conversions.onScratch(gil, 8, out -> {
+                int status = CApi.PyIter_Send(coroutine, argument, out);
+                long result = out.get(java.lang.foreign.ValueLayout.JAVA_LONG, 0);
+                if (status == PYGEN_ERROR) {
+                    throw PythonException.fetch(gil);
+                }
+                return new Sent(status == PYGEN_RETURN, owned(gil, result));
+            });
+        } finally {
+            CApi.Py_DecRef(argument);
+        }
+    }
+
+    /** What {@link #send} got back: a yielded value, or the return value when {@code finished}. */
+    public record Sent(boolean finished, PyRef value) {
+    }
+
+    private static final int PYGEN_RETURN = 0;
+    private static final int PYGEN_ERROR = -1;
+
+    /** Enters this {@code contextvars.Context} on the current thread ({@code PyContext_Enter}). */
+    public void enterContext(Gil gil) {
+        Conversions.checkedStatus(gil, CApi.PyContext_Enter(address(gil)));
+    }
+
+    /** Leaves this context, which must be the current one. */
+    public void exitContext(Gil gil) {
+        Conversions.checkedStatus(gil, CApi.PyContext_Exit(address(gil)));
+    }
+
     /** The object as a Java value (None, bool, int, float, str, bytes, list, tuple, dict; else a new PyRef). */
     public Object toJava(Gil gil) {
         return Conversions.toJava(gil, address(gil));

@@ -773,6 +773,69 @@ public final class CApi {
     }
 
 
+    // --- coroutines and contexts
+
+    public static int PyIter_Send(long a0, long a1, MemorySegment a2) {
+        try {
+            return (int) PyIter_Send.H.invokeExact(a0, a1, a2);
+        } catch (Throwable t) {
+            throw Binder.rethrow(t);
+        }
+    }
+
+    private static final class PyIter_Send {
+        static final MethodHandle H = Binder.function("PyIter_Send", FunctionDescriptor.of(JAVA_INT, JAVA_LONG, JAVA_LONG, ADDRESS));
+    }
+
+    public static long PyContext_CopyCurrent() {
+        try {
+            return (long) PyContext_CopyCurrent.H.invokeExact();
+        } catch (Throwable t) {
+            throw Binder.rethrow(t);
+        }
+    }
+
+    private static final class PyContext_CopyCurrent {
+        static final MethodHandle H = Binder.function("PyContext_CopyCurrent", FunctionDescriptor.of(JAVA_LONG));
+    }
+
+    public static int PyContext_Enter(long a0) {
+        try {
+            return (int) PyContext_Enter.H.invokeExact(a0);
+        } catch (Throwable t) {
+            throw Binder.rethrow(t);
+        }
+    }
+
+    private static final class PyContext_Enter {
+        static final MethodHandle H = Binder.function("PyContext_Enter", FunctionDescriptor.of(JAVA_INT, JAVA_LONG));
+    }
+
+    public static int PyContext_Exit(long a0) {
+        try {
+            return (int) PyContext_Exit.H.invokeExact(a0);
+        } catch (Throwable t) {
+            throw Binder.rethrow(t);
+        }
+    }
+
+    private static final class PyContext_Exit {
+        static final MethodHandle H = Binder.function("PyContext_Exit", FunctionDescriptor.of(JAVA_INT, JAVA_LONG));
+    }
+
+    public static long PyObject_Size(long a0) {
+        try {
+            return (long) PyObject_Size.H.invokeExact(a0);
+        } catch (Throwable t) {
+            throw Binder.rethrow(t);
+        }
+    }
+
+    private static final class PyObject_Size {
+        static final MethodHandle H = Binder.function("PyObject_Size", FunctionDescriptor.of(JAVA_LONG, JAVA_LONG));
+    }
+
+
     // --- gc
 
     public static long PyGC_Collect() {

@@ -1,0 +1,229 @@
+package dev.apx.bridge;
+
+import dev.apx.python.Gil;
+import dev.apx.python.Interpreter;
+import dev.apx.python.PyRef;
+
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Consumer;
+
+/**
+ * Drives ASGI coroutines next to a running asyncio (or uvloop) event loop: the seeds' native
+ * runtime, in Java. See docs/bridge.md for how each rule of the seeds is kept.
+ *
+ * <p>{@link #start} may be called from any platform thread that does not hold the GIL. In CALLER
+ * start mode the first drive runs right there, under the step lock; a request that suspends on
+ * an asyncio future is resumed inline on the loop thread by the future's done callback.
+ */
+public final class Bridge implements AutoCloseable {
+    private final Interpreter interpreter;
+    private final BridgeConfig config;
+    private final BridgeStats stats = new BridgeStats();
+    private final EventLoop eventLoop;
+    private final Map<Long, Request> inFlight = new ConcurrentHashMap<>();
+    /** Futures being awaited, by id(): the Request (or List of Requests) to resume. */
+    private final Map<Long, Object> waiting = new ConcurrentHashMap<>();
+    private final AtomicLong ids = new AtomicLong();
+    private final ThreadLocal<long[]> callerEpochs = ThreadLocal.withInitial(() -> new long[1]);
+    private PyRef resumeCallback;
+    private PyRef resumeSoonCallback;
+
+    private Bridge(Interpreter interpreter, BridgeConfig config) {
+        this.interpreter = interpreter;
+        this.config = config;
+        this.eventLoop = new EventLoop(interpreter, config.loop(), config.startMode(), stats);
+    }
+
+    /** Starts the loop thread and returns once the loop runs. */
+    public static Bridge start(Interpreter interpreter, BridgeConfig config) {
+        Bridge bridge = new Bridge(interpreter, config);
+        bridge.eventLoop.start();
+        interpreter.run(gil -> {
+            bridge.resumeCallback = gil.function("apx_resume", (g, args) -> {
+                try (PyRef future = args.ref(0)) {
+                    bridge.resumeWaiters(g, future);
+                }
+                return null;
+            });
+            bridge.resumeSoonCallback = gil.function("apx_resume_soon", (g, args) -> {
+                Request request = bridge.inFlight.get((Long) args.get(0));
+                if (request != null) {
+                    request.resumeDeferred(g);
+                }
+                return null;
+            });
+        });
+        return bridge;
+    }
+
+    /** "asyncio" or "uvloop". */
+    public String loopKind() {
+        return eventLoop.kind();
+    }
+
+    public StartMode startMode() {
+        return eventLoop.startMode();
+    }
+
+    public BridgeStats stats() {
+        return stats;
+    }
+
+    public Interpreter interpreter() {
+        return interpreter;
+    }
+
+    /** Requests whose coroutine has not ended. */
+    public int inFlight() {
+        return inFlight.size();
+    }
+
+    /** The event loop ({@code asyncio.get_running_loop()} of every request). */
+    public PyRef loop() {
+        return eventLoop.loop();
+    }
+
+    /**
+     * Starts a request: makes its awaitable with {@code invocation} and drives it. Returns at once
+     * when the first drive happens on the loop thread (LOOP mode), else after the first drive.
+     */
+    public Request start(Invocation invocation, RequestListener listener) {
+        Request request = new Request(ids.incrementAndGet(), this, listener);
+        inFlight.put(request.id(), request);
+        stats.requestsDriven.increment();
+        ReentrantLock stepLock = eventLoop.stepLock();
+        if (eventLoop.isLoopThread() && interpreter.holdsGil()) {
+            interpreter.run(gil -> request.begin(gil, invocation));
+        } else if (stepLock == null || interpreter.holdsGil()) {
+            // LOOP mode, or a caller inside Python (taking the step lock there could deadlock)
+            eventLoop.post(gil -> request.begin(gil, invocation));
+        } else {
+            stepLock.lock(); // before the GIL, never after
+            try {
+                interpreter.run(gil -> driveOnCaller(gil, request, invocation));
+            } finally {
+                stepLock.unlock();
+            }
+        }
+        return request;
+    }
+
+    private void driveOnCaller(Gil gil, Request request, Invocation invocation) {
+        callerEpochs.get()[0]++;
+        AsyncioApi api = eventLoop.api();
+        api.setRunningLoop().call(gil, eventLoop.loop()).close();
+        long before = eventLoop.queuedWork(gil);
+        try {
+            request.begin(gil, invocation);
+        } finally {
+            long after = eventLoop.queuedWork(gil);
+            api.setRunningLoop().call(gil, (Object) null).close();
+            if (after > before) {
+                // The app queued loop work (create_task, call_soon, a timer) from this thread: the
+                // loop may be asleep in select and would not see it.
+                stats.pokes.increment();
+                eventLoop.readyQueue().wake();
+            }
+        }
+    }
+
+    /** Cancels a request: CancelledError at its next await, as {@code task.cancel()} would. Any thread. */
+    public void cancel(Request request) {
+        eventLoop.post(gil -> {
+            if (!request.isFinished()) {
+                request.task().callMethod(gil, "cancel").close();
+            }
+        });
+    }
+
+    /** A new pending asyncio future of this loop, for a Java-completed awaitable. */
+    public PyRef newFuture(Gil gil) {
+        return eventLoop.loop().callMethod(gil, "create_future");
+    }
+
+    /** Resolves {@code future} with {@code value} on the loop thread, unless it is already done. Any thread, no GIL needed. */
+    public void complete(PyRef future, Object value) {
+        eventLoop.post(gil -> {
+            try (PyRef done = future.callMethod(gil, "done")) {
+                if (!done.isTrue(gil)) {
+                    future.callMethod(gil, "set_result", value).close();
+                }
+            }
+        });
+    }
+
+    /** Runs {@code action} on the loop thread, with the GIL. Any thread. */
+    public void runOnLoop(Consumer<Gil> action) {
+        eventLoop.post(action);
+    }
+
+    // --- the driver's side
+
+    AsyncioApi api() {
+        return eventLoop.api();
+    }
+
+    int stepBudget() {
+        return config.stepBudget();
+    }
+
+    long epochOfCurrentThread() {
+        return eventLoop.isLoopThread() ? eventLoop.epoch() : callerEpochs.get()[0];
+    }
+
+    /** Registers the done callback that resumes {@code request} when {@code future} completes. */
+    void awaitFuture(Gil gil, Request request, PyRef future) {
+        long key = future.id(gil);
+        Object previous = waiting.putIfAbsent(key, request);
+        if (previous != null) {
+            List<Request> several = previous instanceof Request single ? new ArrayList<>(List.of(single)) : castList(previous);
+            several.add(request);
+            waiting.put(key, several);
+            return; // one callback per future resumes them all
+        }
+        future.callMethod(gil, "add_done_callback", resumeCallback).close();
+    }
+
+    @SuppressWarnings("unchecked")
+    private static List<Request> castList(Object value) {
+        return (List<Request>) value;
+    }
+
+    private void resumeWaiters(Gil gil, PyRef future) {
+        Object waiters = waiting.remove(future.id(gil));
+        if (waiters instanceof Request request) {
+            request.resume(gil, future);
+        } else if (waiters != null) {
+            for (Request request : castList(waiters)) {
+                request.resume(gil, future);
+            }
+        }
+    }
+
+    /** Drives {@code request} again from the loop's ready queue ({@code call_soon}, not the threadsafe one). */
+    void resumeSoon(Gil gil, Request request, PyRef value, PyRef error) {
+        request.defer(value, error);
+        eventLoop.loop().callMethod(gil, "call_soon", resumeSoonCallback, request.id()).close();
+    }
+
+    void finished(Request request) {
+        inFlight.remove(request.id());
+    }
+
+    @Override
+    public void close() {
+        eventLoop.close();
+        interpreter.run(gil -> {
+            resumeCallback.close();
+            resumeSoonCallback.close();
+        });
+        eventLoop.readyQueue().close();
+    }
+
+}

@@ -1,0 +1,290 @@
+package dev.apx.bridge;
+
+import dev.apx.python.Gil;
+import dev.apx.python.Interpreter;
+import dev.apx.python.PyRef;
+import dev.apx.python.PythonException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Consumer;
+
+/**
+ * The loop thread: one platform thread running {@code loop.run_forever()} of asyncio or uvloop.
+ *
+ * <p>The step lock (CALLER start mode): a task step on a caller thread and a callback batch on the
+ * loop thread must never overlap, because asyncio keeps one current task per loop and the GIL can
+ * switch in the middle of a step. The loop thread holds the lock whenever it runs Python, except
+ * while it waits in {@code select()} (the selector is wrapped, see {@code _bridge.SteppingSelector});
+ * a caller takes it for each drive. Order: step lock first, GIL second, never the other way
+ * (the loop thread releases the GIL while it waits for the lock).
+ */
+final class EventLoop implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(EventLoop.class);
+    private static final long STALL_CHECK_MILLIS = 100;
+    private static final long STALL_AFTER_NANOS = TimeUnit.MILLISECONDS.toNanos(250);
+
+    private final Interpreter interpreter;
+    private final BridgeStats stats;
+    private final ReadyQueue readyQueue = new ReadyQueue();
+    private final CountDownLatch started = new CountDownLatch(1);
+    private final Thread thread;
+    private final Thread watchdog;
+    private final String requestedKind;
+    private final StartMode requestedMode;
+    /** Null unless callers drive (CALLER mode). Fair, so callers queued for it go before the loop's next batch. */
+    private volatile ReentrantLock stepLock;
+    private volatile long selectingSince; // 0 while the loop thread runs Python
+    private volatile long epoch;          // loop-thread GIL acquisitions seen by the selector hook
+    private volatile boolean running = true;
+    private volatile Throwable startupError;
+
+    private PyRef loop;
+    private AsyncioApi api;
+    private String kind;
+    private StartMode startMode;
+    private PyRef readyLengthOwner; // loop._ready (asyncio only)
+    private PyRef scheduled;        // loop._scheduled (asyncio only)
+
+    EventLoop(Interpreter interpreter, LoopKind requested, StartMode mode, BridgeStats stats) {
+        this.interpreter = interpreter;
+        this.stats = stats;
+        this.requestedKind = requested.pythonName();
+        this.requestedMode = mode;
+        this.thread = Thread.ofPlatform().name("apx-loop").daemon(true).unstarted(this::run);
+        this.watchdog = Thread.ofPlatform().name("apx-loop-watchdog").daemon(true).unstarted(this::watch);
+    }
+
+    /** Starts the loop thread and waits until the loop runs. */
+    void start() {
+        thread.start();
+        try {
+            if (!started.await(60, TimeUnit.SECONDS)) {
+                throw new IllegalStateException("apx: the event loop did not start within 60 s");
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while starting the event loop", e);
+        }
+        if (startupError instanceof RuntimeException e) {
+            throw e;
+        }
+        if (startupError != null) {
+            throw new IllegalStateException("apx: the event loop failed to start", startupError);
+        }
+        watchdog.start();
+    }
+
+    private void run() {
+        boolean callerMode = requestedMode != StartMode.LOOP;
+        ReentrantLock lock = callerMode ? new ReentrantLock(true) : null;
+        if (lock != null) {
+            lock.lock();
+        }
+        try {
+            interpreter.run(gil -> {
+                setUp(gil, lock);
+                started.countDown();
+                try {
+                    loop.callMethod(gil, "run_forever").close();
+                } finally {
+                    tearDown(gil);
+                }
+            });
+        } catch (Throwable t) {
+            if (started.getCount() > 0) {
+                startupError = t;
+                started.countDown();
+            } else {
+                LOG.error("apx: the event loop stopped with an error", t);
+            }
+        } finally {
+            running = false;
+            ReentrantLock held = stepLock;
+            if (held != null && held.isHeldByCurrentThread()) {
+                held.unlock();
+            }
+        }
+    }
+
+    private void setUp(Gil gil, ReentrantLock lock) {
+        api = AsyncioApi.load(gil);
+        PyRef release = gil.function("release_step", (g, args) -> {
+            selectingSince = System.nanoTime();
+            if (stepLock != null) {
+                stepLock.unlock();
+            }
+            return null;
+        });
+        PyRef acquire = gil.function("acquire_step", (g, args) -> {
+            ReentrantLock held = stepLock;
+            if (held != null && !held.tryLock()) {
+                stats.deferredByStepLock.increment(); // a caller is mid-drive: its step goes first
+                g.allowThreads(held::lock);
+            } else if (held != null && held.hasQueuedThreads()) {
+                held.unlock(); // fair hand-over to the queued callers before our next batch
+                stats.deferredByStepLock.increment();
+                g.allowThreads(held::lock);
+            }
+            epoch++;
+            selectingSince = 0;
+            return null;
+        });
+        try (PyRef bridge = gil.importModule("apx._bridge");
+             PyRef created = bridge.callMethod(gil, "new_loop", requestedKind, release, acquire)) {
+            Object[] pair = (Object[]) created.toJava(gil);
+            loop = (PyRef) pair[0];
+            kind = (String) pair[1];
+        } finally {
+            release.close();
+            acquire.close();
+        }
+        startMode = requestedMode == StartMode.AUTO ? (kind.equals("asyncio") ? StartMode.CALLER : StartMode.LOOP) : requestedMode;
+        if (startMode == StartMode.CALLER && !kind.equals("asyncio")) {
+            throw new IllegalArgumentException("apx: start mode CALLER needs the asyncio loop (uvloop's selector cannot release the step lock)");
+        }
+        if (startMode == StartMode.CALLER) {
+            stepLock = lock;
+        } else if (lock != null) {
+            lock.unlock();
+        }
+        if (kind.equals("asyncio")) {
+            readyLengthOwner = loop.getAttr(gil, "_ready");
+            scheduled = loop.getAttr(gil, "_scheduled");
+        }
+        try (PyRef asyncio = gil.importModule("asyncio")) {
+            asyncio.callMethod(gil, "set_event_loop", loop).close();
+        }
+        try (PyRef bridge = gil.importModule("apx._bridge");
+             PyRef onError = gil.function("loop_error", (g, args) -> {
+                 String message = String.valueOf(args.get(0));
+                 stats.loopErrors.increment();
+                 if (message.contains("Cannot enter into task")) {
+                     stats.enterTaskCollisions.increment();
+                 }
+                 return null;
+             });
+             PyRef drain = gil.function("drain_ready_queue", (g, args) -> {
+                 if (!kind.equals("asyncio")) {
+                     epoch++; // uvloop: no selector hook; count each wake-up as a fresh GIL acquisition
+                 }
+                 readyQueue.drain(g);
+                 return null;
+             })) {
+            bridge.callMethod(gil, "LoopErrors", loop, onError).close();
+            loop.callMethod(gil, "add_reader", readyQueue.fd(), drain).close();
+        }
+    }
+
+    private void tearDown(Gil gil) {
+        try {
+            loop.callMethod(gil, "remove_reader", readyQueue.fd()).close();
+            loop.callMethod(gil, "close").close();
+        } catch (PythonException e) {
+            LOG.warn("apx: closing the event loop: {}", e.getMessage());
+        }
+    }
+
+    /** Finds the loop asleep in select while callbacks wait in {@code _ready}: a stall. Counts it and wakes the loop. */
+    private void watch() {
+        while (running) {
+            try {
+                Thread.sleep(STALL_CHECK_MILLIS);
+            } catch (InterruptedException e) {
+                return;
+            }
+            long since = selectingSince;
+            if (since == 0 || readyLengthOwner == null || System.nanoTime() - since < STALL_AFTER_NANOS) {
+                continue;
+            }
+            boolean stalled = interpreter.call(gil -> {
+                if (selectingSince != since) {
+                    return false; // the loop woke up meanwhile
+                }
+                if (readyLengthOwner.len(gil) > 0) {
+                    return true;
+                }
+                return overdueTimer(gil);
+            });
+            if (stalled) {
+                stats.stallsDetected.increment();
+                LOG.warn("apx: the event loop slept in select with work queued (a missing wake-up); waking it");
+                readyQueue.wake();
+            }
+        }
+    }
+
+    private boolean overdueTimer(Gil gil) {
+        if (scheduled.len(gil) == 0) {
+            return false;
+        }
+        try (PyRef first = scheduled.callMethod(gil, "__getitem__", 0);
+             PyRef when = first.callMethod(gil, "when");
+             PyRef now = loop.callMethod(gil, "time")) {
+            return (Double) now.toJava(gil) - (Double) when.toJava(gil) > STALL_AFTER_NANOS / 1e9;
+        }
+    }
+
+    // --- used by the bridge
+
+    PyRef loop() {
+        return loop;
+    }
+
+    AsyncioApi api() {
+        return api;
+    }
+
+    String kind() {
+        return kind;
+    }
+
+    StartMode startMode() {
+        return startMode;
+    }
+
+    ReadyQueue readyQueue() {
+        return readyQueue;
+    }
+
+    ReentrantLock stepLock() {
+        return stepLock;
+    }
+
+    boolean isLoopThread() {
+        return Thread.currentThread() == thread;
+    }
+
+    /** The loop thread's GIL epoch (increments each time it comes back from select). */
+    long epoch() {
+        return epoch;
+    }
+
+    /** Sizes of {@code loop._ready} and {@code loop._scheduled}, to tell whether a caller's drive queued loop work. */
+    long queuedWork(Gil gil) {
+        return readyLengthOwner == null ? 0 : readyLengthOwner.len(gil) * 1_000_000L + scheduled.len(gil);
+    }
+
+    /** Runs {@code action} on the loop thread. */
+    void post(Consumer<Gil> action) {
+        readyQueue.post(action);
+    }
+
+    @Override
+    public void close() {
+        if (!running) {
+            return;
+        }
+        readyQueue.post(gil -> loop.callMethod(gil, "stop").close());
+        try {
+            thread.join(TimeUnit.SECONDS.toMillis(30));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        watchdog.interrupt();
+        running = false;
+    }
+}

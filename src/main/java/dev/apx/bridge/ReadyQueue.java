@@ -1,0 +1,68 @@
+package dev.apx.bridge;
+
+import dev.apx.python.EventFd;
+import dev.apx.python.Gil;
+
+import java.util.Queue;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Consumer;
+
+/**
+ * Work for the loop thread posted by other threads: new requests (LOOP start mode), completions
+ * of Java-completed futures, cancellations. Posting never needs the GIL: the loop is woken through
+ * an eventfd it watches with {@code add_reader}, and wake-ups are coalesced, one per batch.
+ */
+final class ReadyQueue implements AutoCloseable {
+    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(ReadyQueue.class);
+
+    private final Queue<Consumer<Gil>> actions = new ConcurrentLinkedQueue<>();
+    private final AtomicBoolean wakePending = new AtomicBoolean();
+    private final EventFd eventFd = new EventFd();
+
+    int fd() {
+        return eventFd.fd();
+    }
+
+    /** Queues {@code action} to run on the loop thread, with the GIL. Any thread. */
+    void post(Consumer<Gil> action) {
+        actions.add(action);
+        wake();
+    }
+
+    /** Wakes the loop if it is waiting in select (at most one pending wake-up). Any thread, no GIL needed. */
+    void wake() {
+        if (wakePending.compareAndSet(false, true)) {
+            eventFd.signal();
+        }
+    }
+
+    /** Runs what was queued; called on the loop thread when the eventfd is readable. */
+    void drain(Gil gil) {
+        // Reset the eventfd first, then the flag: a post whose wake-up we may have just swallowed
+        // was queued before the size() below; a post after the flag is cleared signals again.
+        eventFd.reset();
+        wakePending.set(false);
+        int budget = actions.size(); // what is queued now; later posts wait for the next round
+        Consumer<Gil> action;
+        while (budget-- > 0 && (action = actions.poll()) != null) {
+            try {
+                action.accept(gil);
+            } catch (RuntimeException e) {
+                LOG.error("apx: a loop action failed", e);
+            }
+        }
+        if (!actions.isEmpty()) {
+            wake();
+        }
+    }
+
+    boolean isEmpty() {
+        return actions.isEmpty();
+    }
+
+    @Override
+    public void close() {
+        eventFd.close();
+    }
+}

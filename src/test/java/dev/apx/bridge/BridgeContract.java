@@ -1,0 +1,248 @@
+package dev.apx.bridge;
+
+import dev.apx.bridge.AsgiHarness.Outcome;
+import dev.apx.python.PyRef;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The rules of the seeds, each as a behaviour of real ASGI handlers driven through the bridge.
+ * Subclasses run them on each loop and start mode.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+abstract class BridgeContract {
+    AsgiHarness harness;
+
+    abstract BridgeConfig config();
+
+    /** Whether this Python can run the configuration (uvloop wheels exist for 3.11 only). */
+    boolean supported() {
+        return true;
+    }
+
+    @BeforeAll
+    void startBridge() {
+        org.junit.jupiter.api.Assumptions.assumeTrue(supported(), "not available on this Python");
+        harness = new AsgiHarness(config());
+    }
+
+    @AfterAll
+    void stopBridge() {
+        if (harness != null) {
+            harness.close();
+        }
+    }
+
+    static Outcome await(CompletableFuture<Outcome> outcome, long seconds) {
+        try {
+            return outcome.get(seconds, TimeUnit.SECONDS);
+        } catch (Exception e) {
+            throw new AssertionError("request did not complete within " + seconds + " s", e);
+        }
+    }
+
+    @Test
+    void aTrivialHandlerResponds() {
+        Outcome outcome = await(harness.call("trivial"), 5);
+        assertThat(outcome.status()).isEqualTo(200);
+        assertThat(outcome.body()).isEqualTo("ok");
+        assertThat(outcome.errorType()).isNull();
+    }
+
+    @Test
+    void receiveAndSendWork() {
+        assertThat(await(harness.call("echo"), 5).body()).isEqualTo("hello");
+    }
+
+    /** Seed: the stall pattern. create_task from the first drive, then await what it produces. */
+    @Test
+    void workQueuedDuringTheFirstDriveDoesNotStall() {
+        long stallsBefore = harness.bridge.stats().stallsDetected();
+        for (int i = 0; i < 20; i++) {
+            assertThat(await(harness.call("stall"), 1).body()).isEqualTo("produced");
+            assertThat(await(harness.call("timer_stall"), 1).body()).isEqualTo("timer");
+        }
+        assertThat(harness.bridge.stats().stallsDetected()).isEqualTo(stallsBefore);
+    }
+
+    /** Seeds: _enter_task collisions, the sentinel __step, the driving flag (here: the step lock). */
+    @Test
+    void noCollisionsUnderConcurrencyAndGilSwitches() throws Exception {
+        int total = Integer.getInteger("apx.test.collisionRequests", 100_000);
+        int inFlight = 100;
+        BridgeStats stats = harness.bridge.stats();
+        long collisionsBefore = stats.enterTaskCollisions();
+        long loopErrorsBefore = stats.loopErrors();
+        Object previousInterval = harness.onLoop(gil -> call(gil, "set_switch_interval", 0.0001));
+        PyRef background = (PyRef) harness.onLoop(gil -> {
+            try (PyRef apps = gil.importModule("apxtest.bridge_apps")) {
+                PyRef load = apps.callMethod(gil, "Background");
+                load.callMethod(gil, "start_cpu_hogs", 2, 4).close();
+                return load;
+            }
+        });
+        List<String> failures = new ArrayList<>();
+        try {
+            LoadDriver.run(inFlight, total, 4, () -> harness.call("mixed"), outcome -> {
+                if (outcome.status() != 200 || !"6".equals(outcome.body())) {
+                    synchronized (failures) {
+                        failures.add(outcome.toString());
+                    }
+                }
+            });
+        } finally {
+            harness.onLoop(gil -> {
+                background.callMethod(gil, "stop").close();
+                background.close();
+                return call(gil, "set_switch_interval", previousInterval);
+            });
+        }
+        assertThat(failures).as("failed requests").isEmpty();
+        assertThat(stats.enterTaskCollisions() - collisionsBefore).as("Cannot enter into task").isZero();
+        assertThat(stats.loopErrors() - loopErrorsBefore).as("errors reported to the loop").isZero();
+    }
+
+    /** Seeds: sniffio / anyio, current_task identity, cancellation delivered through the task. */
+    @Test
+    void theRequestTaskIsCurrentInEveryStepAndAnyioWorks() {
+        Outcome outcome = await(harness.call("identity"), 10);
+        assertThat(outcome.errorType()).as("error: %s", outcome.errorMessage()).isNull();
+        assertThat(outcome.body()).doesNotContain("false").contains("\"move_on_after\": true", "\"wait_for\": true", "\"sniffio\": true");
+    }
+
+    /** Seed: contextvars and drive cycles. */
+    @Test
+    void concurrentRequestsKeepTheirOwnContext() {
+        List<CompletableFuture<Outcome>> outcomes = new ArrayList<>();
+        for (int i = 0; i < 200; i++) {
+            outcomes.add(harness.call("context_isolation", "/request/" + i, Map.of()));
+        }
+        for (CompletableFuture<Outcome> outcome : outcomes) {
+            assertThat(await(outcome, 10).body()).isEqualTo("ok");
+        }
+    }
+
+    @Test
+    void threadsFromHandlersComplete() {
+        assertThat(await(harness.call("threads"), 10).body()).isEqualTo("10");
+    }
+
+    /** Seed: tasks are weakly referenced. */
+    @Test
+    void noRequestIsLostToTheGarbageCollector() throws Exception {
+        PyRef background = (PyRef) harness.onLoop(gil -> {
+            try (PyRef apps = gil.importModule("apxtest.bridge_apps")) {
+                PyRef load = apps.callMethod(gil, "Background");
+                load.callMethod(gil, "start_gc").close();
+                return load;
+            }
+        });
+        List<String> failures = new ArrayList<>();
+        try {
+            LoadDriver.run(50, 3_000, 2, () -> harness.call("mixed"), outcome -> {
+                if (!"6".equals(outcome.body())) {
+                    synchronized (failures) {
+                        failures.add(outcome.toString());
+                    }
+                }
+            });
+        } finally {
+            harness.onLoop(gil -> {
+                background.callMethod(gil, "stop").close();
+                background.close();
+                return null;
+            });
+        }
+        assertThat(failures).isEmpty();
+    }
+
+    /** Seed: cancellation semantics (edge-triggered; a handler that swallows it goes on). */
+    @Test
+    void aCancelledHandlerSeesCancelledErrorAndMayGoOn() throws Exception {
+        harness.onLoop(gil -> call(gil, "cancel_log_clear"));
+        CompletableFuture<Outcome> outcome = new CompletableFuture<>();
+        Request request = harness.startReturningRequest("cancellable", outcome);
+        Thread.sleep(100);
+        harness.bridge.cancel(request);
+        Outcome result = await(outcome, 5);
+        assertThat(result.body()).isEqualTo("survived");
+        assertThat(harness.onLoop(gil -> call(gil, "cancel_log_items"))).isEqualTo(List.of("cancelled", "awaited again"));
+
+        CompletableFuture<Outcome> second = new CompletableFuture<>();
+        Request notCaught = harness.startReturningRequest("cancel_not_caught", second);
+        Thread.sleep(50);
+        harness.bridge.cancel(notCaught);
+        assertThat(await(second, 5).errorType()).isEqualTo("asyncio.exceptions.CancelledError");
+        waitUntilNoRequestInFlight();
+    }
+
+    /** Seed: step budget / fairness. */
+    @Test
+    void aBusyHandlerDoesNotStarveOthers() throws Exception {
+        CompletableFuture<Outcome> spinning = new CompletableFuture<>();
+        Request spinner = harness.startReturningRequest("spinner", spinning);
+        Thread.sleep(50);
+        long started = System.nanoTime();
+        List<CompletableFuture<Outcome>> others = new ArrayList<>();
+        for (int i = 0; i < 100; i++) {
+            others.add(harness.call(i % 2 == 0 ? "trivial" : "sleeper"));
+        }
+        for (CompletableFuture<Outcome> other : others) {
+            assertThat(await(other, 2).status()).isEqualTo(200);
+        }
+        long millis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
+        assertThat(spinning).as("the spinner is still running").isNotDone();
+        assertThat(millis).as("100 requests beside the spinner").isLessThan(2_000);
+        harness.bridge.cancel(spinner);
+        assertThat(await(spinning, 5).errorType()).isEqualTo("asyncio.exceptions.CancelledError");
+    }
+
+    /** Seed: the GIL relay. */
+    @Test
+    void hopsAreOneWithoutSuspensionAndAtMostTwoForASleep() {
+        Outcome trivial = await(harness.call("trivial"), 5);
+        assertThat(trivial.hops()).isEqualTo(1);
+        assertThat(trivial.suspensions()).isZero();
+        Outcome sleeper = await(harness.call("sleeper"), 5);
+        assertThat(sleeper.suspensions()).isEqualTo(1);
+        assertThat(sleeper.hops()).isBetween(1, 2);
+    }
+
+    @Test
+    void aFailingHandlerReportsItsException() {
+        Outcome outcome = await(harness.call("failing"), 5);
+        assertThat(outcome.errorType()).isEqualTo("ValueError");
+        assertThat(outcome.errorMessage()).isEqualTo("handler failed");
+    }
+
+    @Test
+    void aBadYieldGetsAsyncioError() {
+        Outcome outcome = await(harness.call("bad_yield"), 5);
+        assertThat(outcome.errorType()).isEqualTo("RuntimeError");
+        assertThat(outcome.errorMessage()).startsWith("Task got bad yield: 'not a future'");
+    }
+
+    void waitUntilNoRequestInFlight() throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+        while (harness.bridge.inFlight() > 0 && System.nanoTime() < deadline) {
+            Thread.sleep(10);
+        }
+        assertThat(harness.bridge.inFlight()).as("requests in flight").isZero();
+    }
+
+    static Object call(dev.apx.python.Gil gil, String function, Object... args) {
+        try (PyRef apps = gil.importModule("apxtest.bridge_apps"); PyRef result = apps.callMethod(gil, function, args)) {
+            return result.toJava(gil);
+        }
+    }
+}

@@ -1,0 +1,1 @@
+"""Apps and in-process floors for apx's benchmarks."""

@@ -1,0 +1,205 @@
+"""ASGI apps for the bridge tests: each exercises one rule of the seeds."""
+import asyncio
+import contextvars
+import gc
+import json
+import sys
+import threading
+import time
+
+import anyio
+import sniffio
+
+
+async def respond(send, body):
+    if isinstance(body, str):
+        body = body.encode()
+    await send({"type": "http.response.start", "status": 200, "headers": [(b"content-type", b"text/plain")]})
+    await send({"type": "http.response.body", "body": body})
+
+
+async def trivial(scope, receive, send):
+    await respond(send, b"ok")
+
+
+async def echo(scope, receive, send):
+    message = await receive()
+    await respond(send, message["body"])
+
+
+async def sleeper(scope, receive, send):
+    await asyncio.sleep(0.001)
+    await respond(send, b"slept")
+
+
+async def stall(scope, receive, send):
+    """Rule: work queued from a caller's drive must wake the loop."""
+    loop = asyncio.get_running_loop()
+    produced = loop.create_future()
+
+    async def producer():
+        produced.set_result(b"produced")
+
+    loop.create_task(producer())
+    await respond(send, await produced)
+
+
+async def timer_stall(scope, receive, send):
+    """A timer armed from a caller's drive (call_later) must wake the loop too."""
+    await asyncio.sleep(0.01)
+    await respond(send, b"timer")
+
+
+async def mixed(scope, receive, send):
+    """Tasks, sleep(0), sleep(0.001), anyio task groups and gather in one handler."""
+    loop = asyncio.get_running_loop()
+    child = loop.create_task(asyncio.sleep(0, result=1))
+    await asyncio.sleep(0)
+    await asyncio.sleep(0.001)
+    async with anyio.create_task_group() as group:
+        group.start_soon(asyncio.sleep, 0)
+        group.start_soon(asyncio.sleep, 0.001)
+    results = await asyncio.gather(child, asyncio.sleep(0, result=2), asyncio.sleep(0.001, result=3))
+    await respond(send, str(sum(results)))
+
+
+async def identity(scope, receive, send):
+    """current_task() is the request's task in every step; sniffio and anyio see asyncio."""
+    me = asyncio.current_task()
+    checks = {"task": me is not None and asyncio.current_task() is me}
+    await asyncio.sleep(0)
+    checks["after_sleep0"] = asyncio.current_task() is me
+    await asyncio.sleep(0.001)
+    checks["after_sleep"] = asyncio.current_task() is me
+    checks["sniffio"] = sniffio.current_async_library() == "asyncio"
+    with anyio.CancelScope():
+        await anyio.sleep(0)
+        checks["in_scope"] = asyncio.current_task() is me
+    async with anyio.create_task_group() as group:
+        group.start_soon(anyio.sleep, 0)
+    checks["after_group"] = asyncio.current_task() is me
+    with anyio.move_on_after(0.01) as scope_:
+        await anyio.sleep(5)
+    checks["move_on_after"] = scope_.cancelled_caught
+    try:
+        await asyncio.wait_for(asyncio.sleep(5), 0.01)
+        checks["wait_for"] = False
+    except TimeoutError:
+        checks["wait_for"] = True
+    checks["uncancelled"] = me.cancelling() == 0
+    checks["running_loop"] = asyncio.get_running_loop() is me.get_loop()
+    await respond(send, json.dumps(checks))
+
+
+request_var = contextvars.ContextVar("request_var", default=None)
+
+
+async def context_isolation(scope, receive, send):
+    mine = scope["path"]
+    request_var.set(mine)
+    seen = []
+    for i in range(6):
+        await asyncio.sleep(0.001 if i % 2 else 0)
+        seen.append(request_var.get())
+    await respond(send, "ok" if all(v == mine for v in seen) else "leaked: %r" % seen)
+
+
+def _blocking(value):
+    time.sleep(0.002)
+    return value * 2
+
+
+async def threads(scope, receive, send):
+    loop = asyncio.get_running_loop()
+    a = await asyncio.to_thread(_blocking, 2)
+    b = await loop.run_in_executor(None, _blocking, 3)
+    await respond(send, str(a + b))
+
+
+cancel_log = []
+
+
+async def cancellable(scope, receive, send):
+    """Catches the cancellation and goes on: asyncio's cancellation is edge-triggered."""
+    try:
+        await asyncio.sleep(10)
+        cancel_log.append("not cancelled")
+    except asyncio.CancelledError:
+        cancel_log.append("cancelled")
+        await asyncio.sleep(0.001)
+        cancel_log.append("awaited again")
+    await respond(send, b"survived")
+
+
+async def cancel_not_caught(scope, receive, send):
+    await asyncio.sleep(10)
+    await respond(send, b"unreachable")
+
+
+async def spinner(scope, receive, send):
+    for _ in range(int(scope.get("spins", 1_000_000))):
+        await asyncio.sleep(0)
+    await respond(send, b"spun")
+
+
+async def failing(scope, receive, send):
+    await asyncio.sleep(0)
+    raise ValueError("handler failed")
+
+
+async def bad_yield(scope, receive, send):
+    class Weird:
+        def __await__(self):
+            yield "not a future"
+    await Weird()
+
+
+# --- background load on the loop
+
+
+class Background:
+    """Tasks that run on the loop next to the requests, started and stopped by the tests."""
+
+    def __init__(self):
+        self.stopping = False
+        self.tasks = []
+        self.errors = []
+
+    def start_cpu_hogs(self, count, millis):
+        loop = asyncio.get_running_loop()
+        for _ in range(count):
+            self.tasks.append(loop.create_task(self._hog(millis)))
+
+    def start_gc(self):
+        self.tasks.append(asyncio.get_running_loop().create_task(self._collect()))
+
+    async def _hog(self, millis):
+        while not self.stopping:
+            end = time.perf_counter() + millis / 1000
+            while time.perf_counter() < end:  # CPU-heavy step: the GIL switches in the middle
+                pass
+            await asyncio.sleep(0.002)
+
+    async def _collect(self):
+        while not self.stopping:
+            gc.collect()
+            await asyncio.sleep(0.001)
+
+    def stop(self):
+        self.stopping = True
+
+
+def set_switch_interval(seconds):
+    previous = sys.getswitchinterval()
+    sys.setswitchinterval(seconds)
+    return previous
+
+
+
+
+def cancel_log_clear():
+    cancel_log.clear()
+
+
+def cancel_log_items():
+    return list(cancel_log)
