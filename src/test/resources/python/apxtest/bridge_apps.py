@@ -178,7 +178,7 @@ class Background:
             end = time.perf_counter() + millis / 1000
             while time.perf_counter() < end:  # CPU-heavy step: the GIL switches in the middle
                 pass
-            await asyncio.sleep(0.002)
+            await asyncio.sleep(0.03)
 
     async def _collect(self):
         while not self.stopping:

@@ -55,6 +55,12 @@ public final class BridgeBench {
                 System.out.printf("round %d: trivial app, one thread: bridge %,.0f req/s, plain Python floor %,.0f req/s, ratio %.2f%n",
                         round, bridged, floor, bridged / floor);
             }
+            if (Boolean.getBoolean("apx.bench.mixed")) {
+                for (int round = 1; round <= 2; round++) {
+                    System.out.printf("round %d: mixed handler (tasks, sleeps, anyio, gather), 100 in flight: %,.0f req/s%n",
+                            round, mixedThroughput(bridge, handles[2]));
+                }
+            }
             for (int round = 1; round <= 2; round++) {
                 long[] latencies = sleepLatencies(bridge, handles[1], handles[2]);
                 Arrays.sort(latencies);
@@ -80,6 +86,24 @@ public final class BridgeBench {
         }
         done.await(120, TimeUnit.SECONDS);
         return TRIVIAL_REQUESTS / ((System.nanoTime() - start) / 1e9);
+    }
+
+    private static double mixedThroughput(Bridge bridge, PyRef send) throws InterruptedException {
+        int total = 20_000;
+        Semaphore slots = new Semaphore(100);
+        CountDownLatch done = new CountDownLatch(total);
+        PyRef mixed = bridge.interpreter().call(gil -> gil.importModule("apxtest.bridge_apps").getAttr(gil, "mixed"));
+        Map<String, Object> scope = scope(3);
+        long start = System.nanoTime();
+        for (int i = 0; i < total; i++) {
+            slots.acquire();
+            bridge.start((gil, request) -> mixed.call(gil, scope, send, send), (gil, request, result, error) -> {
+                slots.release();
+                done.countDown();
+            });
+        }
+        done.await(120, TimeUnit.SECONDS);
+        return total / ((System.nanoTime() - start) / 1e9);
     }
 
     private static long[] sleepLatencies(Bridge bridge, PyRef app, PyRef send) throws InterruptedException {
