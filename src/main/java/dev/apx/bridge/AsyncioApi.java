@@ -16,13 +16,15 @@ record AsyncioApi(
         PyRef badYield,
         PyRef otherLoopError,
         PyRef asCoroutine,
-        PyRef getLoop) {
+        PyRef getLoop,
+        PyRef coroutineType) {
 
     static AsyncioApi load(Gil gil) {
         try (PyRef tasks = gil.importModule("asyncio.tasks");
              PyRef events = gil.importModule("asyncio.events");
              PyRef futures = gil.importModule("asyncio.futures");
-             PyRef bridge = gil.importModule("apx._bridge")) {
+             PyRef bridge = gil.importModule("apx._bridge");
+             PyRef types = gil.importModule("types")) {
             return new AsyncioApi(
                     tasks.getAttr(gil, "_enter_task"),
                     tasks.getAttr(gil, "_leave_task"),
@@ -32,12 +34,13 @@ record AsyncioApi(
                     bridge.getAttr(gil, "bad_yield"),
                     bridge.getAttr(gil, "other_loop_error"),
                     bridge.getAttr(gil, "as_coroutine"),
-                    futures.getAttr(gil, "_get_loop"));
+                    futures.getAttr(gil, "_get_loop"),
+                    types.getAttr(gil, "CoroutineType"));
         }
     }
 
     void close() {
-        for (PyRef ref : new PyRef[] {enterTask, leaveTask, setRunningLoop, requestTask, cancelledError, badYield, otherLoopError, asCoroutine, getLoop}) {
+        for (PyRef ref : new PyRef[] {enterTask, leaveTask, setRunningLoop, requestTask, cancelledError, badYield, otherLoopError, asCoroutine, getLoop, coroutineType}) {
             ref.close();
         }
     }

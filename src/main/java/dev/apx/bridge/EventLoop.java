@@ -40,6 +40,7 @@ final class EventLoop implements AutoCloseable {
     private volatile long selectingSince; // 0 while the loop thread runs Python
     private volatile long epoch;          // loop-thread GIL acquisitions seen by the selector hook
     private volatile boolean running = true;
+    private volatile boolean closing;
     private volatile Throwable startupError;
 
     private PyRef loop;
@@ -99,10 +100,13 @@ final class EventLoop implements AutoCloseable {
                 startupError = t;
                 started.countDown();
             } else {
-                LOG.error("apx: the event loop stopped with an error", t);
+                LOG.error("apx: the event loop stopped with an error{}", t instanceof PythonException p ? ":\n" + p.pythonTraceback() : "", t);
             }
         } finally {
             running = false;
+            if (!closing && started.getCount() == 0 && startupError == null) {
+                LOG.error("apx: the event loop thread ended without being asked to; requests can no longer run");
+            }
             ReentrantLock held = stepLock;
             if (held != null && held.isHeldByCurrentThread()) {
                 held.unlock();
@@ -270,6 +274,9 @@ final class EventLoop implements AutoCloseable {
 
     /** Runs {@code action} on the loop thread. */
     void post(Consumer<Gil> action) {
+        if (!running) {
+            throw new IllegalStateException("apx: the event loop is not running");
+        }
         readyQueue.post(action);
     }
 
@@ -278,6 +285,7 @@ final class EventLoop implements AutoCloseable {
         if (!running) {
             return;
         }
+        closing = true;
         readyQueue.post(gil -> loop.callMethod(gil, "stop").close());
         try {
             thread.join(TimeUnit.SECONDS.toMillis(30));

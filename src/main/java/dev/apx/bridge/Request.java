@@ -71,7 +71,9 @@ public final class Request {
             context = gil.copyContext();
             task = api.requestTask().call(gil, bridge.loop(), id);
             try (PyRef awaitable = invocation.invoke(gil, this)) {
-                coroutine = api.asCoroutine().call(gil, awaitable);
+                coroutine = awaitable.hasExactType(gil, api.coroutineType())
+                        ? awaitable.newRef(gil) // the common case, without a Python call
+                        : api.asCoroutine().call(gil, awaitable);
             }
         } catch (PythonException e) {
             end(null, e);

@@ -67,6 +67,11 @@ public final class Gil {
         return thread.scratch();
     }
 
+    /** Remembers a reference created in this section (see {@link PyRef#outliveSection}). */
+    void adopt(PyRef ref) {
+        thread.adopt(ref);
+    }
+
     // --- the entry points that create Python objects
 
     /** {@code import name} */

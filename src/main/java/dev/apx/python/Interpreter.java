@@ -243,6 +243,7 @@ public final class Interpreter {
     void exitFromPython() {
         ThreadState state = threads.get();
         if (--state.depth == 0) {
+            state.promoteYoung();
             state.gil.close();
             state.gil = null;
         }
@@ -255,6 +256,23 @@ public final class Interpreter {
         private boolean released; // inside Gil.allowThreads
         private Gil gil;
         private Scratch scratch;
+        private final java.util.ArrayList<PyRef> young = new java.util.ArrayList<>();
+        private static final int YOUNG_LIMIT = 256;
+
+        void adopt(PyRef ref) {
+            young.add(ref);
+            if (young.size() >= YOUNG_LIMIT) {
+                // a long section (the loop thread's lasts its whole life): hand survivors to the Cleaner now
+                promoteYoung();
+            }
+        }
+
+        void promoteYoung() {
+            for (PyRef ref : young) {
+                ref.outliveSection();
+            }
+            young.clear();
+        }
 
         Scratch scratch() {
             if (scratch == null) {
@@ -290,6 +308,7 @@ public final class Interpreter {
 
         /** Leaves an outermost section: the token dies, the GIL is released. */
         void close(Interpreter interpreter) {
+            promoteYoung();
             gil.close();
             gil = null;
             depth = 0;

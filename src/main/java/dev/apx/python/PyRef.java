@@ -16,7 +16,9 @@ import java.util.Map;
  *   <li>{@link #close} releases it. Under the GIL the decref happens at once; on a thread without
  *       the GIL it is queued and done by the next thread that enters the interpreter.</li>
  *   <li>A reference that becomes unreachable without {@code close} is released the same deferred
- *       way, by a {@link Cleaner}: it cannot leak.</li>
+ *       way, by a {@link Cleaner}: it cannot leak. To keep the common case cheap, a reference joins
+ *       its thread's list of new references and is registered with the Cleaner only if it is still
+ *       open when its GIL section ends.</li>
  *   <li>Closing twice is harmless; using a closed reference throws {@link IllegalStateException}.</li>
  * </ul>
  * A {@code PyRef} may be stored and passed between threads; every operation on the object takes a
@@ -26,24 +28,24 @@ public final class PyRef implements AutoCloseable {
     private static final Cleaner CLEANER = Cleaner.create();
 
     private final Interpreter interpreter;
-    private volatile long address;
-    private final Cleaner.Cleanable cleanable;
+    private final Owner owner;
+    private volatile Cleaner.Cleanable cleanable; // set once the reference outlives its GIL section
 
-    private PyRef(Interpreter interpreter, long address) {
-        this.interpreter = interpreter;
-        this.address = address;
-        this.cleanable = CLEANER.register(this, new Release(interpreter, address));
+    private PyRef(Gil gil, long address) {
+        this.interpreter = gil.interpreter();
+        this.owner = new Owner(interpreter, address);
+        gil.adopt(this);
     }
 
     /** Takes ownership of a new reference (the result of a C-API call that returns one). */
     static PyRef owned(Gil gil, long newReference) {
-        return new PyRef(gil.interpreter(), newReference);
+        return new PyRef(gil, newReference);
     }
 
     /** Makes an owned reference from a borrowed one. */
     static PyRef fromBorrowed(Gil gil, long borrowed) {
         CApi.Py_IncRef(borrowed);
-        return new PyRef(gil.interpreter(), borrowed);
+        return new PyRef(gil, borrowed);
     }
 
     /** The object's address; valid while this reference is open. */
@@ -52,7 +54,7 @@ public final class PyRef implements AutoCloseable {
         if (gil.interpreter() != interpreter) {
             throw new IllegalStateException("apx: a PyRef of one interpreter used with another's Gil");
         }
-        long a = address;
+        long a = owner.address;
         if (a == 0) {
             throw new IllegalStateException("apx: PyRef used after close");
         }
@@ -60,15 +62,28 @@ public final class PyRef implements AutoCloseable {
     }
 
     public boolean isClosed() {
-        return address == 0;
+        return owner.address == 0;
     }
 
     /** Gives the reference back (see the class comment for threads). */
     @Override
     public void close() {
-        if (address != 0) {
-            address = 0;
-            cleanable.clean(); // runs Release at most once, also against a racing Cleaner
+        if (owner.release()) {
+            Cleaner.Cleanable registered = cleanable;
+            if (registered != null) {
+                registered.clean(); // deregisters; its action finds the reference already given back
+            }
+        }
+    }
+
+    /**
+     * Called when the GIL section that created this reference ends (or its thread's list of new
+     * references is full): a reference still open from here on is watched by the Cleaner. Most
+     * references are closed within their section and never pay for a Cleaner registration.
+     */
+    void outliveSection() {
+        if (owner.address != 0 && cleanable == null) {
+            cleanable = CLEANER.register(this, owner);
         }
     }
 
@@ -111,6 +126,11 @@ public final class PyRef implements AutoCloseable {
     /** {@code id(obj)}: the object's identity while it lives. */
     public long id(Gil gil) {
         return address(gil);
+    }
+
+    /** {@code type(obj) is type} */
+    public boolean hasExactType(Gil gil, PyRef type) {
+        return Globals.typeOf(address(gil)) == type.address(gil);
     }
 
     /** {@code obj is other} */
@@ -197,14 +217,46 @@ public final class PyRef implements AutoCloseable {
 
     @Override
     public String toString() {
-        return address == 0 ? "PyRef[closed]" : "PyRef[0x" + Long.toHexString(address) + "]";
+        long a = owner.address;
+        return a == 0 ? "PyRef[closed]" : "PyRef[0x" + Long.toHexString(a) + "]";
     }
 
-    /** The one decref a reference owes; must not refer to the PyRef itself (Cleaner rule). */
-    private record Release(Interpreter interpreter, long address) implements Runnable {
+    /**
+     * The one decref a reference owes, shared by {@link #close} and the Cleaner: whichever swaps
+     * the address to 0 first gives it back. Must not refer to the PyRef itself (Cleaner rule).
+     */
+    private static final class Owner implements Runnable {
+        private static final java.lang.invoke.VarHandle ADDRESS;
+
+        static {
+            try {
+                ADDRESS = java.lang.invoke.MethodHandles.lookup().findVarHandle(Owner.class, "address", long.class);
+            } catch (ReflectiveOperationException e) {
+                throw new ExceptionInInitializerError(e);
+            }
+        }
+
+        private final Interpreter interpreter;
+        private volatile long address;
+
+        Owner(Interpreter interpreter, long address) {
+            this.interpreter = interpreter;
+            this.address = address;
+        }
+
+        /** True for the one caller that gave the reference back. */
+        boolean release() {
+            long a = (long) ADDRESS.getAndSet(this, 0L);
+            if (a == 0) {
+                return false;
+            }
+            interpreter.decref(a);
+            return true;
+        }
+
         @Override
         public void run() {
-            interpreter.decref(address);
+            release();
         }
     }
 }

@@ -46,14 +46,12 @@ public final class BridgeBench {
                 }
             });
             for (int round = 1; round <= 3; round++) {
-                double floor = python.call(gil -> {
-                    try (PyRef module = gil.importModule("apxbench.bridge_floor")) {
-                        return (Double) module.callMethod(gil, "drive_plain", TRIVIAL_REQUESTS).toJava(gil);
-                    }
-                });
+                double plain = floor("drive_plain");
+                double tasks = floor("drive_tasks");
                 double bridged = trivialThroughput(bridge, handles[0], handles[2]);
-                System.out.printf("round %d: trivial app, one thread: bridge %,.0f req/s, plain Python floor %,.0f req/s, ratio %.2f%n",
-                        round, bridged, floor, bridged / floor);
+                System.out.printf("round %d: trivial app, one thread: bridge %,.0f req/s; in-process Python: bare coro.send() loop %,.0f req/s"
+                        + " (ratio %.2f), one asyncio Task per request %,.0f req/s (ratio %.2f)%n",
+                        round, bridged, plain, bridged / plain, tasks, bridged / tasks);
             }
             if (Boolean.getBoolean("apx.bench.mixed")) {
                 for (int round = 1; round <= 2; round++) {
@@ -69,6 +67,14 @@ public final class BridgeBench {
             }
         }
         System.exit(0);
+    }
+
+    private static double floor(String function) {
+        return TestPython.interpreter().call(gil -> {
+            try (PyRef module = gil.importModule("apxbench.bridge_floor")) {
+                return (Double) module.callMethod(gil, function, TRIVIAL_REQUESTS).toJava(gil);
+            }
+        });
     }
 
     private static Map<String, Object> scope(int i) {

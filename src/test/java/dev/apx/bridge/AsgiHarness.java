@@ -35,7 +35,11 @@ final class AsgiHarness implements AutoCloseable {
             future.callMethod(gil, "set_result", (Object) null).close();
             done.complete(future);
         });
-        doneFuture = done.join();
+        try {
+            doneFuture = done.get(30, TimeUnit.SECONDS);
+        } catch (Exception e) {
+            throw new IllegalStateException("the loop did not run a posted action within 30 s", e);
+        }
     }
 
     /** Starts {@code apxtest.bridge_apps.<app>} with a scope of {@code path} and extra keys; completes when the coroutine ends. */
