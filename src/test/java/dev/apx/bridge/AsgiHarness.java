@@ -45,6 +45,20 @@ final class AsgiHarness implements AutoCloseable {
     /** Starts {@code apxtest.bridge_apps.<app>} with a scope of {@code path} and extra keys; completes when the coroutine ends. */
     CompletableFuture<Outcome> call(String app, String path, Map<String, Object> extraScope) {
         CompletableFuture<Outcome> outcome = new CompletableFuture<>();
+        start(app, path, extraScope, outcome);
+        return outcome;
+    }
+
+    CompletableFuture<Outcome> call(String app) {
+        return call(app, "/", Map.of());
+    }
+
+    /** Starts a request and hands back its {@link Request} too (for cancellation tests). */
+    Request startReturningRequest(String app, CompletableFuture<Outcome> outcome) {
+        return start(app, "/", Map.of(), outcome);
+    }
+
+    private Request start(String app, String path, Map<String, Object> extraScope, CompletableFuture<Outcome> outcome) {
         List<Map<?, ?>> sent = new ArrayList<>();
         Invocation invocation = (gil, request) -> {
             Map<String, Object> scope = new LinkedHashMap<>();
@@ -61,28 +75,7 @@ final class AsgiHarness implements AutoCloseable {
                 return callable.call(gil, scope, receive, send);
             }
         };
-        bridge.start(invocation, (gil, request, result, error) -> outcome.complete(outcomeOf(sent, error, request)));
-        return outcome;
-    }
-
-    CompletableFuture<Outcome> call(String app) {
-        return call(app, "/", Map.of());
-    }
-
-    /** Starts a request and hands back its {@link Request} too (for cancellation tests). */
-    Request startReturningRequest(String app, CompletableFuture<Outcome> outcome) {
-        List<Map<?, ?>> sent = new ArrayList<>();
-        return bridge.start((gil, request) -> {
-            try (PyRef apps = gil.importModule("apxtest.bridge_apps");
-                 PyRef callable = apps.getAttr(gil, app);
-                 PyRef receive = receiveFunction(gil);
-                 PyRef send = gil.function("send", (g, args) -> {
-                     sent.add((Map<?, ?>) args.get(0));
-                     return doneFuture;
-                 })) {
-                return callable.call(gil, Map.of("type", "http", "path", "/"), receive, send);
-            }
-        }, (gil, request, result, error) -> outcome.complete(outcomeOf(sent, error, request)));
+        return bridge.start(invocation, (gil, request, result, error) -> outcome.complete(outcomeOf(sent, error, request)));
     }
 
     private PyRef receiveFunction(Gil gil) {

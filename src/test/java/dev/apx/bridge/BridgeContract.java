@@ -95,28 +95,11 @@ abstract class BridgeContract {
         long collisionsBefore = stats.enterTaskCollisions();
         long loopErrorsBefore = stats.loopErrors();
         Object previousInterval = harness.onLoop(gil -> call(gil, "set_switch_interval", 0.0001));
-        PyRef background = (PyRef) harness.onLoop(gil -> {
-            try (PyRef apps = gil.importModule("apxtest.bridge_apps")) {
-                PyRef load = apps.callMethod(gil, "Background");
-                load.callMethod(gil, "start_cpu_hogs", 2, 3).close();
-                return load;
-            }
-        });
-        List<String> failures = new ArrayList<>();
+        List<String> failures;
         try {
-            LoadDriver.run(inFlight, total, 2, () -> harness.call("mixed"), outcome -> {
-                if (outcome.status() != 200 || !"6".equals(outcome.body())) {
-                    synchronized (failures) {
-                        failures.add(outcome.toString());
-                    }
-                }
-            });
+            failures = mixedLoadBeside(startBackground("start_cpu_hogs", 2, 3), inFlight, total);
         } finally {
-            harness.onLoop(gil -> {
-                background.callMethod(gil, "stop").close();
-                background.close();
-                return call(gil, "set_switch_interval", previousInterval);
-            });
+            harness.onLoop(gil -> call(gil, "set_switch_interval", previousInterval));
         }
         assertThat(failures).as("failed requests").isEmpty();
         assertThat(stats.enterTaskCollisions() - collisionsBefore).as("Cannot enter into task").isZero();
@@ -151,29 +134,7 @@ abstract class BridgeContract {
     /** Seed: tasks are weakly referenced. */
     @Test
     void noRequestIsLostToTheGarbageCollector() throws Exception {
-        PyRef background = (PyRef) harness.onLoop(gil -> {
-            try (PyRef apps = gil.importModule("apxtest.bridge_apps")) {
-                PyRef load = apps.callMethod(gil, "Background");
-                load.callMethod(gil, "start_gc").close();
-                return load;
-            }
-        });
-        List<String> failures = new ArrayList<>();
-        try {
-            LoadDriver.run(50, 3_000, 2, () -> harness.call("mixed"), outcome -> {
-                if (!"6".equals(outcome.body())) {
-                    synchronized (failures) {
-                        failures.add(outcome.toString());
-                    }
-                }
-            });
-        } finally {
-            harness.onLoop(gil -> {
-                background.callMethod(gil, "stop").close();
-                background.close();
-                return null;
-            });
-        }
+        List<String> failures = mixedLoadBeside(startBackground("start_gc"), 50, 3_000);
         assertThat(failures).isEmpty();
     }
 
@@ -241,6 +202,38 @@ abstract class BridgeContract {
         Outcome outcome = await(harness.call("bad_yield"), 5);
         assertThat(outcome.errorType()).isEqualTo("RuntimeError");
         assertThat(outcome.errorMessage()).startsWith("Task got bad yield: 'not a future'");
+    }
+
+    /** Runs the "mixed" handler under load beside a background job, then stops the job; returns the failed outcomes. */
+    private List<String> mixedLoadBeside(PyRef background, int inFlight, int total) throws Exception {
+        List<String> failures = new ArrayList<>();
+        try {
+            LoadDriver.run(inFlight, total, 2, () -> harness.call("mixed"), outcome -> {
+                if (outcome.status() != 200 || !"6".equals(outcome.body())) {
+                    synchronized (failures) {
+                        failures.add(outcome.toString());
+                    }
+                }
+            });
+        } finally {
+            harness.onLoop(gil -> {
+                background.callMethod(gil, "stop").close();
+                background.close();
+                return null;
+            });
+        }
+        return failures;
+    }
+
+    /** Starts {@code apxtest.bridge_apps.Background().<method>(args)} on the loop; stop it with its stop(). */
+    private PyRef startBackground(String method, Object... args) {
+        return (PyRef) harness.onLoop(gil -> {
+            try (PyRef apps = gil.importModule("apxtest.bridge_apps")) {
+                PyRef load = apps.callMethod(gil, "Background");
+                load.callMethod(gil, method, args).close();
+                return load;
+            }
+        });
     }
 
     void waitUntilNoRequestInFlight() throws InterruptedException {
