@@ -79,13 +79,19 @@ async def identity(scope, receive, send):
         group.start_soon(anyio.sleep, 0)
     checks["after_group"] = asyncio.current_task() is me
     with anyio.move_on_after(0.01) as scope_:
-        await anyio.sleep(5)
+        await anyio.sleep(1)
     checks["move_on_after"] = scope_.cancelled_caught
     try:
-        await asyncio.wait_for(asyncio.sleep(5), 0.01)
+        await asyncio.wait_for(asyncio.sleep(1), 0.01)
         checks["wait_for"] = False
     except TimeoutError:
         checks["wait_for"] = True
+    try:
+        async with asyncio.timeout(0.01):  # cancels the current task itself, on every version
+            await asyncio.sleep(1)
+        checks["timeout"] = False
+    except TimeoutError:
+        checks["timeout"] = True
     checks["uncancelled"] = me.cancelling() == 0
     checks["running_loop"] = asyncio.get_running_loop() is me.get_loop()
     await respond(send, json.dumps(checks))
@@ -96,6 +102,10 @@ request_var = contextvars.ContextVar("request_var", default=None)
 
 async def context_isolation(scope, receive, send):
     mine = scope["path"]
+    inherited = request_var.get()
+    if inherited is not None:
+        await respond(send, "inherited: %r" % inherited)
+        return
     request_var.set(mine)
     seen = []
     for i in range(6):
@@ -140,6 +150,28 @@ async def spinner(scope, receive, send):
     for _ in range(int(scope.get("spins", 1_000_000))):
         await asyncio.sleep(0)
     await respond(send, b"spun")
+
+
+async def yields_to_loop(scope, receive, send):
+    """sleep(0) must let the loop run what is already queued."""
+    ran = []
+    asyncio.get_running_loop().call_soon(ran.append, 1)
+    await asyncio.sleep(0)
+    await respond(send, "ok" if ran else "sleep(0) did not yield to the loop")
+
+
+class _DoneFutureYielder:
+    """An awaitable that yields a future which is already done (Future.__await__ never does)."""
+
+    def __await__(self):
+        future = asyncio.get_running_loop().create_future()
+        future.set_result(b"done already")
+        future._asyncio_future_blocking = True
+        return (yield future)
+
+
+async def awaits_done_future(scope, receive, send):
+    await respond(send, await _DoneFutureYielder())
 
 
 async def failing(scope, receive, send):

@@ -97,6 +97,11 @@ public final class Interpreter {
                 sys.setAttr(gil, "path", path);
                 sys.setAttr(gil, "argv", List.of(""));
             }
+            // On the thread that initialised CPython, so that threading.main_thread() is this
+            // thread (uvloop, signal and asyncio code ask it), and before any app can import the
+            // C module _asyncio ahead of asyncio, which leaves current_task() returning None.
+            gil.importModule("threading").close();
+            gil.importModule("asyncio").close();
             try (PyRef errors = gil.importModule("apx._errors")) {
                 errorHelpers = new ErrorHelpers(
                         Conversions.getAttr(gil, errors.address(gil), "type_name"),

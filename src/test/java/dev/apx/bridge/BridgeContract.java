@@ -111,7 +111,7 @@ abstract class BridgeContract {
     void theRequestTaskIsCurrentInEveryStepAndAnyioWorks() {
         Outcome outcome = await(harness.call("identity"), 10);
         assertThat(outcome.errorType()).as("error: %s", outcome.errorMessage()).isNull();
-        assertThat(outcome.body()).doesNotContain("false").contains("\"move_on_after\": true", "\"wait_for\": true", "\"sniffio\": true");
+        assertThat(outcome.body()).doesNotContain("false").contains("\"move_on_after\": true", "\"wait_for\": true", "\"timeout\": true", "\"sniffio\": true");
     }
 
     /** Seed: contextvars and drive cycles. */
@@ -134,7 +134,22 @@ abstract class BridgeContract {
     /** Seed: tasks are weakly referenced. */
     @Test
     void noRequestIsLostToTheGarbageCollector() throws Exception {
-        List<String> failures = mixedLoadBeside(startBackground("start_gc"), 50, 3_000);
+        Thread javaGc = Thread.ofPlatform().daemon().start(() -> {
+            while (!Thread.currentThread().isInterrupted()) {
+                System.gc(); // Java's side too: a request held only weakly from Java would vanish here
+                try {
+                    Thread.sleep(10);
+                } catch (InterruptedException e) {
+                    return;
+                }
+            }
+        });
+        List<String> failures;
+        try {
+            failures = mixedLoadBeside(startBackground("start_gc"), 50, 3_000);
+        } finally {
+            javaGc.interrupt();
+        }
         assertThat(failures).isEmpty();
     }
 
@@ -188,6 +203,32 @@ abstract class BridgeContract {
         Outcome sleeper = await(harness.call("sleeper"), 5);
         assertThat(sleeper.suspensions()).isEqualTo(1);
         assertThat(sleeper.hops()).isBetween(1, 2);
+    }
+
+    /** Seed: a bare yield goes back to the loop (call_soon), it is not stepped through. */
+    @Test
+    void sleepZeroLetsTheLoopRunWhatIsQueued() {
+        assertThat(await(harness.call("yields_to_loop"), 5).body()).isEqualTo("ok");
+    }
+
+    /** Seed: asyncio.Future.done() fast path, consumed in the drive loop without suspending. */
+    @Test
+    void aYieldedFutureThatIsAlreadyDoneDoesNotSuspend() {
+        Outcome outcome = await(harness.call("awaits_done_future"), 5);
+        assertThat(outcome.body()).isEqualTo("done already");
+        assertThat(outcome.suspensions()).isZero();
+        assertThat(outcome.hops()).isEqualTo(1);
+    }
+
+    /** Seed: poke only when the drive queued loop work. */
+    @Test
+    void aRequestThatQueuesNoLoopWorkDoesNotWakeTheLoop() {
+        await(harness.call("trivial"), 5);
+        long pokes = harness.bridge.stats().pokes();
+        for (int i = 0; i < 10; i++) {
+            await(harness.call("trivial"), 5);
+        }
+        assertThat(harness.bridge.stats().pokes()).isEqualTo(pokes);
     }
 
     @Test

@@ -26,8 +26,8 @@ final class LoadDriver {
             workers.add(Thread.ofPlatform().name("load-" + t).start(() -> {
                 while (remaining.getAndDecrement() > 0) {
                     try {
-                        if (!slots.tryAcquire(60, TimeUnit.SECONDS)) {
-                            throw new IllegalStateException("no request completed for 60 s");
+                        if (!slots.tryAcquire(20, TimeUnit.SECONDS)) {
+                            throw new IllegalStateException("no request completed for 20 s");
                         }
                     } catch (InterruptedException e) {
                         return;
@@ -56,8 +56,8 @@ final class LoadDriver {
         for (Thread worker : workers) {
             worker.join();
         }
-        if (!slots.tryAcquire(inFlight, 120, TimeUnit.SECONDS)) {
-            throw new AssertionError("requests still in flight after 120 s: " + (total - completed.get()) + " of " + total);
+        if (!slots.tryAcquire(inFlight, 30, TimeUnit.SECONDS)) {
+            throw new AssertionError("requests still in flight 30 s after the last start: " + (total - completed.get()) + " of " + total);
         }
         if (!errors.isEmpty()) {
             throw new AssertionError(errors.size() + " requests failed to start or complete", errors.get(0));
