@@ -59,8 +59,8 @@ final class HttpCycle implements Exchange {
     // ---- the app's side (Python threads, GIL held)
 
     synchronized Object receive(Gil gil) {
-        if (disconnected || phase == Phase.DONE && lastDelivered) {
-            return DISCONNECT;
+        if (disconnected || phase == Phase.DONE) {
+            return DISCONNECT; // as Uvicorn: once the response is complete the cycle is over
         }
         if (!body.isEmpty() || bodyComplete && !lastDelivered) {
             return nextBodyMessage();
@@ -145,6 +145,10 @@ final class HttpCycle implements Exchange {
                     }
                 }
                 case DONE -> throw new Messages.Invalid("Unexpected ASGI message '" + type + "' sent, after response already completed.");
+            }
+            if (phase == Phase.DONE && pendingReceive != null) { // e.g. a task listening for the disconnect
+                Futures.resolve(app.bridge(), pendingReceive, DISCONNECT);
+                pendingReceive = null;
             }
             if (phase != Phase.DONE && !response.isWritable()) {
                 pendingSend = Futures.pending(gil, app.bridge());
