@@ -1,71 +1,120 @@
 package dev.apx.cli;
 
-import dev.apx.python.Interpreter;
-import dev.apx.python.PyRef;
+import dev.apx.asgi.AsgiConfig;
+import dev.apx.asgi.Lifespan;
+import dev.apx.bridge.LoopKind;
 import dev.apx.python.PythonException;
-import dev.apx.python.PythonInstall;
 import dev.apx.python.PythonSetupException;
+import dev.apx.server.Log;
+import dev.apx.server.ServerConfig;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
 import java.nio.file.Path;
-import java.util.Optional;
+import java.util.Arrays;
+import java.util.List;
 import java.util.concurrent.Callable;
 
 /**
- * {@code apx [options] APP}: finds Python, embeds it and loads the ASGI app.
+ * {@code apx [options] APP}: Uvicorn's command line, mapped onto {@link ServerConfig},
+ * {@link AsgiConfig} and {@link Serve}. Every option can also come from {@code APX_<NAME>}.
  *
- * <p>Serving HTTP arrives with the server layer; today the command proves the embedding end to
- * end (find Python, load libpython, import {@code module:attribute}, check it is callable) and
- * says so. Exit codes: 0 loaded, 1 Python or app could not be loaded, 2 bad usage.
+ * <p>Exit codes: 0 after a clean shutdown, 1 Python, the app or the socket could not be set up,
+ * 2 bad usage, 3 the app's lifespan startup failed (as Uvicorn).
  */
-@Command(name = "apx", mixinStandardHelpOptions = true, version = "apx 0.1.0",
+@Command(name = "apx", mixinStandardHelpOptions = true, version = "apx 0.1.0", sortOptions = false,
         description = "ASGI server: Netty for the network, an embedded CPython for the app.")
 public final class Main implements Callable<Integer> {
     @Parameters(paramLabel = "APP", description = "The ASGI app as module:attribute, e.g. main:app.")
     String app;
 
-    @Option(names = "--python", paramLabel = "PATH",
-            description = "The Python interpreter whose packages the app uses (default: $VIRTUAL_ENV, else python3 on PATH).")
-    Path python;
+    @Option(names = "--factory", description = "APP is a factory: call it (no arguments) to get the ASGI app.")
+    boolean factory;
 
     @Option(names = "--app-dir", paramLabel = "DIR", defaultValue = ".",
             description = "Look for APP in this directory (put first on sys.path). Default: ${DEFAULT-VALUE}.")
     Path appDir;
 
+    @Option(names = "--host", defaultValue = "127.0.0.1", description = "Bind socket to this host. Default: ${DEFAULT-VALUE}.")
+    String host;
+
+    @Option(names = "--port", defaultValue = "8000", description = "Bind socket to this port (0: any free port). Default: ${DEFAULT-VALUE}.")
+    int port;
+
+    @Option(names = "--uds", paramLabel = "PATH", description = "Bind to a Unix domain socket.")
+    Path uds;
+
+    @Option(names = "--loop", defaultValue = "auto", paramLabel = "[auto|asyncio|uvloop]",
+            description = "Event loop implementation. Default: ${DEFAULT-VALUE}.")
+    String loop;
+
+    @Option(names = "--lifespan", defaultValue = "auto", paramLabel = "[auto|on|off]",
+            description = "Lifespan implementation. Default: ${DEFAULT-VALUE}.")
+    String lifespan;
+
+    @Option(names = "--root-path", defaultValue = "", description = "The ASGI root_path for an app mounted below a path prefix.")
+    String rootPath;
+
+    @Option(names = "--proxy-headers", negatable = true, defaultValue = "true", fallbackValue = "true",
+            description = "Use X-Forwarded-Proto and X-Forwarded-For from trusted proxies. Default: on.")
+    boolean proxyHeaders;
+
+    @Option(names = "--forwarded-allow-ips", paramLabel = "IPS",
+            description = "Comma-separated addresses trusted for proxy headers, or '*'. Default: $FORWARDED_ALLOW_IPS or 127.0.0.1.")
+    String forwardedAllowIps;
+
+    @Option(names = "--timeout-keep-alive", defaultValue = "5", paramLabel = "SECONDS",
+            description = "Close keep-alive connections idle this long. Default: ${DEFAULT-VALUE}.")
+    int timeoutKeepAlive;
+
+    @Option(names = "--timeout-graceful-shutdown", paramLabel = "SECONDS",
+            description = "How long to wait for in-flight requests on shutdown. Default: no limit.")
+    Integer timeoutGracefulShutdown;
+
+    @Option(names = "--limit-concurrency", paramLabel = "N", description = "Answer 503 beyond this many requests in flight.")
+    Integer limitConcurrency;
+
+    @Option(names = "--backlog", defaultValue = "2048", description = "Maximum pending connections. Default: ${DEFAULT-VALUE}.")
+    int backlog;
+
+    @Option(names = "--log-level", defaultValue = "info", paramLabel = "[critical|error|warning|info|debug|trace]",
+            description = "Log level. Default: ${DEFAULT-VALUE}.")
+    String logLevel;
+
+    @Option(names = "--access-log", negatable = true, defaultValue = "true", fallbackValue = "true",
+            description = "Log one line per request. Default: on.")
+    boolean accessLog;
+
+    @Option(names = "--server-header", negatable = true, defaultValue = "true", fallbackValue = "true",
+            description = "Send the 'server: apx' header. Default: on.")
+    boolean serverHeader;
+
+    @Option(names = "--date-header", negatable = true, defaultValue = "true", fallbackValue = "true",
+            description = "Send the 'date' header. Default: on.")
+    boolean dateHeader;
+
+    @Option(names = "--env-file", paramLabel = "PATH", description = "Environment variables for the app (KEY=VALUE lines).")
+    Path envFile;
+
+    @Option(names = "--python", paramLabel = "PATH",
+            description = "The Python interpreter whose packages the app uses (default: $VIRTUAL_ENV, else python3 on PATH).")
+    Path python;
+
     public static void main(String[] args) {
         CommandLine commandLine = new CommandLine(new Main());
+        commandLine.setDefaultValueProvider(new EnvDefaults(System.getenv()));
         System.exit(commandLine.execute(args));
     }
 
     @Override
     public Integer call() {
         try {
-            int colon = app.indexOf(':');
-            if (colon <= 0 || colon == app.length() - 1) {
-                throw new PythonSetupException("APP must be module:attribute (e.g. main:app), got '" + app + "'");
-            }
-            PythonInstall install = PythonInstall.locate(Optional.ofNullable(python), System.getenv());
-            Interpreter interpreter = Interpreter.start(install);
-            String description = interpreter.call(gil -> {
-                try (PyRef sys = gil.importModule("sys"); PyRef path = sys.getAttr(gil, "path")) {
-                    path.callMethod(gil, "insert", 0, appDir.toAbsolutePath().normalize().toString()).close();
-                }
-                try (PyRef module = gil.importModule(app.substring(0, colon));
-                     PyRef target = module.getAttr(gil, app.substring(colon + 1));
-                     PyRef callable = gil.importModule("builtins").getAttr(gil, "callable")) {
-                    if (!Boolean.TRUE.equals(callable.call(gil, target).toJava(gil))) {
-                        throw new PythonSetupException(app + " is not callable: an ASGI app is a callable (scope, receive, send)");
-                    }
-                    return target.repr(gil);
-                }
-            });
-            System.err.printf("apx: loaded %s = %s with Python %s (%s)%n", app, description, install.version(), install.library());
-            System.err.println("apx: the HTTP server is not built yet; this build stops after loading the app.");
-            return 0;
-        } catch (PythonSetupException e) {
+            Log.setLevel(level(logLevel));
+            AppLoader.checkSpec(app);
+            return new Serve(this).run();
+        } catch (PythonSetupException | IllegalArgumentException | java.io.UncheckedIOException e) {
             System.err.println("apx: error: " + e.getMessage());
             return 1;
         } catch (PythonException e) {
@@ -73,5 +122,40 @@ public final class Main implements Callable<Integer> {
             System.err.println("apx: error: cannot load app '" + app + "': " + e.getMessage());
             return 1;
         }
+    }
+
+    ServerConfig serverConfig() {
+        ServerConfig d = ServerConfig.defaults();
+        return new ServerConfig(host, port, uds, backlog, timeoutKeepAlive, limitConcurrency == null ? 0 : limitConcurrency,
+                serverHeader, dateHeader, d.maxInitialLineLength(), d.maxHeaderSize(), accessLog, d.workerThreads());
+    }
+
+    AsgiConfig asgiConfig() {
+        String ips = forwardedAllowIps != null ? forwardedAllowIps
+                : System.getenv().getOrDefault("FORWARDED_ALLOW_IPS", "127.0.0.1");
+        List<String> allowed = Arrays.stream(ips.split(",")).map(String::strip).filter(s -> !s.isEmpty()).toList();
+        return new AsgiConfig(rootPath, proxyHeaders, allowed);
+    }
+
+    LoopKind loopKind() {
+        return choice(LoopKind.class, "--loop", loop);
+    }
+
+    Lifespan.Mode lifespanMode() {
+        return choice(Lifespan.Mode.class, "--lifespan", lifespan);
+    }
+
+    private static Log.Level level(String name) {
+        return choice(Log.Level.class, "--log-level", name);
+    }
+
+    private static <E extends Enum<E>> E choice(Class<E> type, String option, String value) {
+        for (E constant : type.getEnumConstants()) {
+            if (constant.name().equalsIgnoreCase(value)) {
+                return constant;
+            }
+        }
+        throw new IllegalArgumentException("invalid value for " + option + ": '" + value + "' (choose from "
+                + Arrays.stream(type.getEnumConstants()).map(c -> c.name().toLowerCase(java.util.Locale.ROOT)).toList() + ")");
     }
 }

@@ -58,27 +58,96 @@ class CommandLineIT {
 
     @ParameterizedTest(name = "Python {0}")
     @ValueSource(strings = {"3.11", "3.12", "3.13"})
-    void loadsTheExampleAppWithEachSupportedPython(String minor) {
-        Result result = run(Map.of(), "--python", python(minor).toString(), "--app-dir", EXAMPLES.toString(), "hello:app");
+    void servesTheExampleAppWithEachSupportedPythonAndStopsCleanlyOnSigterm(String minor) throws Exception {
+        Served served = serve(Map.of(), "--python", python(minor).toString(), "--app-dir", EXAMPLES.toString(), "--port", "0", "hello:app");
+
+        assertThat(served.get("/")).isEqualTo("Hello, world!");
+        Result result = served.stop();
 
         assertThat(result.exitCode()).as(result.stderr()).isZero();
         assertThat(result.stderr())
                 .contains("apx: loaded hello:app = <function app at ")
                 .contains(" with Python " + minor + ".")
                 .contains("libpython" + minor)
+                .contains("INFO:     Started server process [")
+                .contains("INFO:     Waiting for application startup.")
+                .contains("INFO:     Application startup complete.")
+                .containsPattern("INFO:     apx running on http://127\\.0\\.0\\.1:\\d+ \\(Press CTRL\\+C to quit\\)")
+                .contains("INFO:     Shutting down")
+                .contains("INFO:     Finished server process [")
                 .doesNotContain("apx: error");
+        assertThat(result.stdout()).containsPattern("INFO:     127\\.0\\.0\\.1:\\d+ - \"GET / HTTP/1\\.1\" 200");
         assertNoJavaStackTrace(result);
     }
 
     @Test
-    void usesVirtualEnvWhenNoPythonIsGiven() {
+    void usesVirtualEnvWhenNoPythonIsGiven() throws Exception {
         Path venv = python("3.12").getParent().getParent();
 
-        Result result = run(Map.of("VIRTUAL_ENV", venv.toString(), "PATH", "/usr/bin:/bin"),
-                "--app-dir", EXAMPLES.toString(), "hello:app");
+        Served served = serve(Map.of("VIRTUAL_ENV", venv.toString(), "PATH", "/usr/bin:/bin", "APX_PORT", "0"),
+                "--app-dir", EXAMPLES.toString(), "--no-access-log", "hello:app");
+        assertThat(served.get("/")).isEqualTo("Hello, world!");
+        Result result = served.stop();
 
         assertThat(result.exitCode()).as(result.stderr()).isZero();
         assertThat(result.stderr()).contains("apx: loaded hello:app = ").contains(" with Python 3.12.");
+        assertThat(result.stdout()).doesNotContain("GET /");
+        assertNoJavaStackTrace(result);
+    }
+
+    @Test
+    void honoursFactoryEnvFileRootPathAndFinishesInFlightRequestsOnSigterm() throws Exception {
+        Path appDir = Files.createDirectory(tmp.resolve("options"));
+        Files.writeString(appDir.resolve("factoryapp.py"), """
+                import asyncio, os
+
+                def create():
+                    async def app(scope, receive, send):
+                        assert scope["type"] == "http", "--lifespan off: no lifespan scope"
+                        if scope["path"].endswith("/slow"):
+                            await asyncio.sleep(1.5)
+                        body = f'{os.environ["GREETING"]} {scope["root_path"]} {scope["path"]}'.encode()
+                        await send({"type": "http.response.start", "status": 200, "headers": []})
+                        await send({"type": "http.response.body", "body": body})
+                    return app
+                """);
+        Path envFile = tmp.resolve("app.env");
+        Files.writeString(envFile, "# comment\nGREETING=\"hi there\"\n");
+
+        Served served = serve(Map.of(), "--python", python("3.11").toString(), "--app-dir", appDir.toString(), "--port", "0",
+                "--factory", "--env-file", envFile.toString(), "--root-path", "/api", "--lifespan", "off", "--loop", "asyncio",
+                "factoryapp:create");
+        assertThat(served.get("/x")).isEqualTo("hi there /api /api/x");
+        java.util.concurrent.CompletableFuture<String> slow = java.util.concurrent.CompletableFuture.supplyAsync(() -> {
+            try {
+                return served.get("/slow");
+            } catch (Exception e) {
+                return e.toString();
+            }
+        });
+        Thread.sleep(500); // the slow request is in flight
+        Result result = served.stop();
+
+        assertThat(slow.get(30, TimeUnit.SECONDS)).isEqualTo("hi there /api /api/slow");
+        assertThat(result.exitCode()).as(result.stderr()).isZero();
+        assertThat(result.stderr()).doesNotContain("Waiting for application startup.").contains("INFO:     Finished server process [");
+        assertNoJavaStackTrace(result);
+    }
+
+    @Test
+    void lifespanStartupFailureExitsWithTheAppsMessage() throws IOException {
+        Path appDir = Files.createDirectory(tmp.resolve("failing"));
+        Files.writeString(appDir.resolve("failing.py"), """
+                async def app(scope, receive, send):
+                    assert scope["type"] == "lifespan"
+                    await receive()
+                    await send({"type": "lifespan.startup.failed", "message": "database unreachable"})
+                """);
+
+        Result result = run(Map.of(), "--python", python("3.11").toString(), "--app-dir", appDir.toString(), "--port", "0", "failing:app");
+
+        assertThat(result.exitCode()).as(result.stderr()).isEqualTo(3);
+        assertThat(result.stderr()).contains("ERROR:    database unreachable").contains("ERROR:    Application startup failed. Exiting.");
         assertNoJavaStackTrace(result);
     }
 
@@ -174,6 +243,67 @@ class CommandLineIT {
     }
 
     // ---- helpers ----
+
+    /** A running apx subprocess whose "running on" line has been seen. */
+    private final class Served {
+        final Process process;
+        final Path stdout;
+        final Path stderr;
+        final int port;
+
+        Served(Process process, Path stdout, Path stderr, int port) {
+            this.process = process;
+            this.stdout = stdout;
+            this.stderr = stderr;
+            this.port = port;
+        }
+
+        String get(String path) throws IOException, InterruptedException {
+            java.net.http.HttpClient client = java.net.http.HttpClient.newHttpClient();
+            return client.send(java.net.http.HttpRequest.newBuilder(java.net.URI.create("http://127.0.0.1:" + port + path)).build(),
+                    java.net.http.HttpResponse.BodyHandlers.ofString()).body();
+        }
+
+        /** SIGTERM, then waits for the exit. */
+        Result stop() throws IOException, InterruptedException {
+            process.destroy();
+            if (!process.waitFor(TIMEOUT_SECONDS, TimeUnit.SECONDS)) {
+                process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+                fail("apx did not stop on SIGTERM; stderr:%n%s", Files.readString(stderr));
+            }
+            return new Result(process.exitValue(), Files.readString(stdout), Files.readString(stderr));
+        }
+    }
+
+    private static final Pattern RUNNING = Pattern.compile("apx running on http://127\\.0\\.0\\.1:(\\d+) ");
+
+    private Served serve(Map<String, String> env, String... args) throws IOException, InterruptedException {
+        List<String> command = new ArrayList<>(List.of(JAVA, "--enable-native-access=ALL-UNNAMED", "-jar", JAR.toString()));
+        command.addAll(List.of(args));
+        Path stdout = Files.createTempFile(tmp, "stdout", ".txt");
+        Path stderr = Files.createTempFile(tmp, "stderr", ".txt");
+        ProcessBuilder builder = new ProcessBuilder(command).directory(tmp.toFile())
+                .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
+                .redirectOutput(stdout.toFile()).redirectError(stderr.toFile());
+        builder.environment().remove("VIRTUAL_ENV");
+        builder.environment().put("PATH", "/usr/bin:/bin");
+        builder.environment().putAll(env);
+        Process process = builder.start();
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(TIMEOUT_SECONDS);
+        while (System.nanoTime() < deadline) {
+            Matcher running = RUNNING.matcher(Files.readString(stderr));
+            if (running.find()) {
+                return new Served(process, stdout, stderr, Integer.parseInt(running.group(1)));
+            }
+            if (!process.isAlive()) {
+                fail("apx exited with %d before serving; stderr:%n%s", process.exitValue(), Files.readString(stderr));
+            }
+            Thread.sleep(50);
+        }
+        process.destroyForcibly();
+        fail("apx did not start serving within %d s; stderr:%n%s", TIMEOUT_SECONDS, Files.readString(stderr));
+        return null;
+    }
 
     /** Exit code 1, exactly one {@code apx: error:} line containing {@code expected}, no Java stack trace. */
     private static void assertFailsWith(Result result, String expected) {

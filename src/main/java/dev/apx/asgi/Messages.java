@@ -1,0 +1,111 @@
+package dev.apx.asgi;
+
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Reads the fields of an app's message (already converted to Java) with ASGI's types and defaults;
+ * a wrong one throws {@link Invalid} with the reason the app will see.
+ */
+final class Messages {
+    static final class Invalid extends RuntimeException {
+        Invalid(String message) {
+            super(message);
+        }
+    }
+
+    private Messages() {
+    }
+
+    static String type(Object message) {
+        if (!(message instanceof Map<?, ?> map)) {
+            throw new Invalid("ASGI message must be a dict, got " + typeName(message));
+        }
+        if (!(map.get("type") instanceof String type)) {
+            throw new Invalid("ASGI message needs a str 'type', got " + map);
+        }
+        return type;
+    }
+
+    static int status(Map<?, ?> message) {
+        if (!(message.get("status") instanceof Long status) || status < 100 || status > 999) {
+            throw new Invalid("http.response.start 'status' must be an int between 100 and 999, got " + message.get("status"));
+        }
+        return status.intValue();
+    }
+
+    static byte[] bytes(Map<?, ?> message, String key) {
+        Object value = message.get(key);
+        if (value == null && !message.containsKey(key)) {
+            return new byte[0];
+        }
+        if (value instanceof byte[] bytes) {
+            return bytes;
+        }
+        throw new Invalid("'" + key + "' must be bytes, got " + typeName(value));
+    }
+
+    static boolean flag(Map<?, ?> message, String key) {
+        Object value = message.get(key);
+        if (value == null && !message.containsKey(key)) {
+            return false;
+        }
+        if (value instanceof Boolean flag) {
+            return flag;
+        }
+        throw new Invalid("'" + key + "' must be a bool, got " + typeName(value));
+    }
+
+    /** Headers as ISO-8859-1 string pairs, from an iterable of 2-item sequences of bytes. */
+    static List<String[]> headers(Map<?, ?> message) {
+        Object value = message.get("headers");
+        if (value == null) {
+            return List.of();
+        }
+        if (!(value instanceof List<?> list)) {
+            throw new Invalid("'headers' must be a list of (bytes, bytes), got " + typeName(value));
+        }
+        List<String[]> headers = new ArrayList<>(list.size());
+        for (Object item : list) {
+            List<?> pair = item instanceof Object[] tuple ? List.of(tuple) : item instanceof List<?> l ? l : null;
+            if (pair == null || pair.size() != 2 || !(pair.get(0) instanceof byte[] name) || !(pair.get(1) instanceof byte[] text)) {
+                throw new Invalid("each header must be a pair of bytes, got " + describe(item));
+            }
+            String headerName = new String(name, StandardCharsets.ISO_8859_1);
+            String headerValue = new String(text, StandardCharsets.ISO_8859_1);
+            if (!validToken(headerName) || headerValue.indexOf('\r') >= 0 || headerValue.indexOf('\n') >= 0) {
+                throw new Invalid("invalid header " + describe(item));
+            }
+            headers.add(new String[]{headerName, headerValue});
+        }
+        return headers;
+    }
+
+    private static boolean validToken(String name) {
+        if (name.isEmpty()) {
+            return false;
+        }
+        for (int i = 0; i < name.length(); i++) {
+            char c = name.charAt(i);
+            if (c <= ' ' || c >= 127 || "()<>@,;:\\\"/[]?={}".indexOf(c) >= 0) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private static String describe(Object item) {
+        if (item instanceof Object[] tuple) {
+            return java.util.Arrays.deepToString(tuple);
+        }
+        return String.valueOf(item);
+    }
+
+    static String typeName(Object value) {
+        return value == null ? "None" : value instanceof byte[] ? "bytes" : value instanceof String ? "str"
+                : value instanceof Long ? "int" : value instanceof Boolean ? "bool" : value instanceof List<?> ? "list"
+                : value instanceof Map<?, ?> ? "dict" : value instanceof Object[] ? "tuple" : value.getClass().getSimpleName();
+    }
+}

@@ -1,0 +1,42 @@
+package dev.apx.asgi;
+
+import dev.apx.server.RequestHead;
+
+import java.util.Map;
+
+/**
+ * Uvicorn's {@code --proxy-headers}: when the peer is trusted, {@code x-forwarded-proto} sets the
+ * scheme and the last untrusted address of {@code x-forwarded-for} becomes the client.
+ */
+final class ProxyHeaders {
+    private ProxyHeaders() {
+    }
+
+    static void apply(Map<String, Object> scope, RequestHead head, AsgiConfig config) {
+        if (!config.proxyHeaders() || head.client() == null || !trusted(config, head.client().getAddress().getHostAddress())) {
+            return;
+        }
+        for (String[] header : head.headers()) {
+            String name = header[0];
+            if (name.equalsIgnoreCase("x-forwarded-proto")) {
+                String proto = header[1].strip().toLowerCase(java.util.Locale.ROOT);
+                scope.put("scheme", proto.equals("https") || proto.equals("wss") ? "https" : "http");
+            } else if (name.equalsIgnoreCase("x-forwarded-for")) {
+                String[] hosts = header[1].split(",");
+                String client = hosts[0].strip();
+                for (int i = hosts.length - 1; i >= 0; i--) {
+                    String host = hosts[i].strip();
+                    if (!trusted(config, host)) {
+                        client = host;
+                        break;
+                    }
+                }
+                scope.put("client", new Object[]{client, 0L});
+            }
+        }
+    }
+
+    private static boolean trusted(AsgiConfig config, String host) {
+        return config.forwardedAllowIps().contains("*") || config.forwardedAllowIps().contains(host);
+    }
+}

@@ -1,0 +1,111 @@
+package dev.apx.cli;
+
+import dev.apx.asgi.AsgiHttp;
+import dev.apx.asgi.Lifespan;
+import dev.apx.bridge.Bridge;
+import dev.apx.bridge.BridgeConfig;
+import dev.apx.python.Interpreter;
+import dev.apx.python.PyRef;
+import dev.apx.python.PythonInstall;
+import dev.apx.server.Log;
+import dev.apx.server.Server;
+import dev.apx.server.ServerConfig;
+import sun.misc.Signal;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.time.Duration;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CountDownLatch;
+
+/**
+ * One run of the server, in Uvicorn's order: load the app, lifespan startup, bind and serve until
+ * SIGINT/SIGTERM, stop accepting, drain in-flight requests (up to the graceful timeout), lifespan
+ * shutdown, exit 0. Java owns the signals (Python is embedded without its handlers).
+ */
+final class Serve {
+    private final Main options;
+
+    Serve(Main options) {
+        this.options = options;
+    }
+
+    int run() {
+        PythonInstall install = PythonInstall.locate(Optional.ofNullable(options.python), System.getenv());
+        Interpreter interpreter = Interpreter.start(install);
+        if (options.envFile != null) {
+            loadEnvFile(interpreter);
+        }
+        PyRef app = AppLoader.load(interpreter, options.appDir, options.app, options.factory);
+        String description = interpreter.call(app::repr);
+        System.err.printf("apx: loaded %s = %s with Python %s (%s)%n", options.app, description, install.version(), install.library());
+        long pid = ProcessHandle.current().pid();
+        Log.info("Started server process [" + pid + "]");
+
+        CountDownLatch stop = new CountDownLatch(1);
+        Signal.handle(new Signal("INT"), signal -> stop.countDown());
+        Signal.handle(new Signal("TERM"), signal -> stop.countDown());
+
+        // threading must first be imported here, on the thread that initialised Python: else it takes
+        // the loop thread for the main thread and uvloop tries signal.set_wakeup_fd there and fails.
+        interpreter.run(gil -> gil.importModule("threading").close());
+        Bridge bridge = Bridge.start(interpreter, BridgeConfig.defaults().withLoop(options.loopKind()));
+        PyRef state = interpreter.call(gil -> gil.dict(Map.of()));
+        Lifespan lifespan = new Lifespan(bridge, app, state, options.lifespanMode());
+        try {
+            lifespan.startup();
+        } catch (Lifespan.StartupFailed e) {
+            Log.error(e.getMessage());
+            Log.error("Application startup failed. Exiting.");
+            return 3;
+        } catch (InterruptedException e) {
+            return 1;
+        }
+        ServerConfig config = options.serverConfig();
+        AsgiHttp http = new AsgiHttp(bridge, app, state, options.asgiConfig());
+        Server server;
+        try {
+            server = Server.start(config, http);
+        } catch (RuntimeException e) {
+            Log.error("cannot bind " + (config.uds() != null ? config.uds() : config.host() + ":" + config.port()) + ": " + e.getMessage());
+            return 1;
+        }
+        if (config.uds() != null) {
+            Log.info("apx running on unix socket " + config.uds() + " (Press CTRL+C to quit)");
+        } else {
+            String host = config.host().contains(":") ? "[" + config.host() + "]" : config.host();
+            Log.info("apx running on http://" + host + ":" + server.port() + " (Press CTRL+C to quit)");
+        }
+        try {
+            stop.await();
+            Log.info("Shutting down");
+            server.stopAccepting();
+            Duration grace = options.timeoutGracefulShutdown == null ? Duration.ofDays(365)
+                    : Duration.ofSeconds(options.timeoutGracefulShutdown);
+            if (!server.drain(grace)) {
+                Log.error("Cancel " + server.inFlight() + " running request(s), timeout graceful shutdown exceeded");
+            }
+            server.close();
+            lifespan.shutdown(30);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        Log.info("Finished server process [" + pid + "]");
+        return 0;
+    }
+
+    private void loadEnvFile(Interpreter interpreter) {
+        Map<String, String> values;
+        try {
+            values = EnvFile.read(options.envFile);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot read --env-file " + options.envFile, e);
+        }
+        interpreter.run(gil -> {
+            try (PyRef os = gil.importModule("os"); PyRef environ = os.getAttr(gil, "environ")) {
+                environ.callMethod(gil, "update", values).close();
+            }
+        });
+    }
+}

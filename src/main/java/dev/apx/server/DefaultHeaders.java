@@ -1,0 +1,20 @@
+package dev.apx.server;
+
+import io.netty.handler.codec.http.HttpHeaders;
+
+/** The headers the server adds first to every response, as Uvicorn does: server, date. */
+final class DefaultHeaders {
+    static final String SERVER = "apx";
+
+    private DefaultHeaders() {
+    }
+
+    static void add(HttpHeaders headers, ServerConfig config) {
+        if (config.serverHeader()) {
+            headers.add("server", SERVER);
+        }
+        if (config.dateHeader()) {
+            headers.add("date", DateHeader.now());
+        }
+    }
+}

@@ -1,0 +1,28 @@
+package dev.apx.server;
+
+import io.netty.buffer.Unpooled;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFutureListener;
+import io.netty.handler.codec.http.DefaultFullHttpResponse;
+import io.netty.handler.codec.http.FullHttpResponse;
+import io.netty.handler.codec.http.HttpResponseStatus;
+import io.netty.handler.codec.http.HttpVersion;
+
+import java.nio.charset.StandardCharsets;
+
+/** The server's own responses (bad request, 500, 503): plain text, then the connection closes. */
+final class ErrorResponses {
+    private ErrorResponses() {
+    }
+
+    static void sendAndClose(Channel channel, HttpResponseStatus status, ServerConfig config) {
+        byte[] body = status.reasonPhrase().getBytes(StandardCharsets.US_ASCII);
+        FullHttpResponse response = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, status, Unpooled.wrappedBuffer(body));
+        DefaultHeaders.add(response.headers(), config);
+        response.headers()
+                .add("content-type", "text/plain; charset=utf-8")
+                .add("content-length", body.length)
+                .add("connection", "close");
+        channel.writeAndFlush(response).addListener(ChannelFutureListener.CLOSE);
+    }
+}

@@ -1,0 +1,16 @@
+package dev.apx.server;
+
+/**
+ * One request as the app side sees the connection's events. Every method is called on the
+ * connection's event-loop thread, in order; implementations must not block.
+ */
+public interface Exchange {
+    /** A piece of the request body (a copy the exchange owns); {@code last} after the final one. */
+    void body(byte[] chunk, boolean last);
+
+    /** The client went away before the response was complete. */
+    void disconnected();
+
+    /** The socket became writable again after {@link Response#isWritable()} returned false. */
+    void writable();
+}

@@ -1,0 +1,232 @@
+package dev.apx.server;
+
+import io.netty.buffer.ByteBufUtil;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.unix.DomainSocketAddress;
+import io.netty.handler.codec.TooLongFrameException;
+import io.netty.handler.codec.http.HttpContent;
+import io.netty.handler.codec.http.HttpRequest;
+import io.netty.handler.codec.http.HttpResponseStatus;
+import io.netty.handler.codec.http.HttpUtil;
+import io.netty.handler.codec.http.LastHttpContent;
+import io.netty.handler.codec.http.TooLongHttpHeaderException;
+import io.netty.handler.codec.http.TooLongHttpLineException;
+import io.netty.handler.timeout.IdleStateEvent;
+import io.netty.util.ReferenceCountUtil;
+
+import java.net.InetSocketAddress;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Last in the pipeline: turns decoded requests into {@link Exchange}s, one at a time per
+ * connection. Pipelined requests wait in {@link #queued} (reading stops while it is long) so
+ * responses go out in request order. The body is copied into byte[] and its ByteBuf released here.
+ *
+ * <p>Threads: every field is touched on the channel's event loop only; the {@link NettyResponse}
+ * comes back here through {@link #responseDone} and {@link #pauseReading}, both posted to it.
+ */
+final class ExchangeHandler extends ChannelInboundHandlerAdapter {
+    private static final int MAX_QUEUED = 64;
+
+    private final ServerState state;
+    private final ArrayDeque<Object> queued = new ArrayDeque<>();
+    private ChannelHandlerContext ctx;
+    private Exchange current;
+    private NettyResponse currentResponse;
+    private boolean bodyDone;
+    private boolean discarding; // dropping the rest of a body whose response is already complete
+    private boolean appPaused;
+    private boolean closing;
+
+    ExchangeHandler(ServerState state) {
+        this.state = state;
+    }
+
+    @Override
+    public void handlerAdded(ChannelHandlerContext context) {
+        this.ctx = context;
+    }
+
+    @Override
+    public void channelRead(ChannelHandlerContext context, Object msg) {
+        if (closing) {
+            ReferenceCountUtil.release(msg);
+        } else if (!queued.isEmpty()) {
+            queued.add(msg);
+            updateAutoRead();
+        } else {
+            dispatch(msg);
+        }
+    }
+
+    private boolean busy() {
+        return current != null || discarding;
+    }
+
+    private void dispatch(Object msg) {
+        if (msg instanceof HttpRequest request) {
+            if (busy()) {
+                queued.add(msg);
+                updateAutoRead();
+                return;
+            }
+            begin(request);
+        }
+        if (msg instanceof HttpContent content) {
+            try {
+                body(content);
+            } finally {
+                content.release();
+            }
+        } else if (!(msg instanceof HttpRequest)) {
+            ReferenceCountUtil.release(msg);
+        }
+    }
+
+    private void begin(HttpRequest request) {
+        if (request.decoderResult().isFailure()) {
+            Throwable cause = request.decoderResult().cause();
+            HttpResponseStatus status = cause instanceof TooLongHttpHeaderException ? HttpResponseStatus.REQUEST_HEADER_FIELDS_TOO_LARGE
+                    : cause instanceof TooLongHttpLineException ? HttpResponseStatus.REQUEST_URI_TOO_LONG
+                    : cause instanceof TooLongFrameException ? HttpResponseStatus.REQUEST_ENTITY_TOO_LARGE
+                    : HttpResponseStatus.BAD_REQUEST;
+            Log.warning("Invalid HTTP request received: " + cause.getMessage());
+            closing = true;
+            discardQueue();
+            ErrorResponses.sendAndClose(ctx.channel(), status, state.config());
+            return;
+        }
+        int limit = state.config().limitConcurrency();
+        if (limit > 0 && state.inFlight().get() >= limit) {
+            Log.warning("Exceeded concurrency limit.");
+            closing = true;
+            discardQueue();
+            ErrorResponses.sendAndClose(ctx.channel(), HttpResponseStatus.SERVICE_UNAVAILABLE, state.config());
+            return;
+        }
+        state.inFlight().incrementAndGet();
+        bodyDone = false;
+        NettyResponse response = new NettyResponse(ctx.channel(), request, HttpUtil.isKeepAlive(request), this, state.config());
+        currentResponse = response;
+        current = state.app().open(head(request), response);
+    }
+
+    private RequestHead head(HttpRequest request) {
+        List<String[]> headers = new ArrayList<>(request.headers().size());
+        for (Map.Entry<String, String> header : request.headers()) {
+            headers.add(new String[]{header.getKey(), header.getValue()});
+        }
+        String path = ctx.channel().localAddress() instanceof DomainSocketAddress unix ? unix.path() : null;
+        return new RequestHead(request.method().name(), request.uri(), request.protocolVersion().text(), headers,
+                ctx.channel().remoteAddress() instanceof InetSocketAddress client ? client : null,
+                ctx.channel().localAddress() instanceof InetSocketAddress server ? server : null, path);
+    }
+
+    private void body(HttpContent content) {
+        boolean last = content instanceof LastHttpContent;
+        if (discarding) {
+            discarding = !last;
+            if (last) {
+                drainQueue();
+            }
+            return;
+        }
+        if (current == null || bodyDone) {
+            return; // nothing is waiting for it
+        }
+        bodyDone = last;
+        if (content.content().isReadable() || last) {
+            current.body(ByteBufUtil.getBytes(content.content()), last);
+        }
+    }
+
+    /** {@code response} went out (event loop); ignored when the connection closed first. */
+    void responseDone(NettyResponse response, boolean keepAlive) {
+        if (response != currentResponse) {
+            return;
+        }
+        state.inFlight().decrementAndGet();
+        current = null;
+        currentResponse = null;
+        appPaused = false;
+        if (!keepAlive || closing) {
+            closing = true;
+            discardQueue();
+            ctx.close();
+            return;
+        }
+        discarding = !bodyDone;
+        drainQueue();
+        updateAutoRead();
+    }
+
+    /** Flow control of the request body, from the app side (posted to the event loop). */
+    void pauseReading(boolean paused) {
+        appPaused = paused;
+        updateAutoRead();
+    }
+
+    private void drainQueue() {
+        while (!queued.isEmpty() && !(queued.peek() instanceof HttpRequest && busy())) {
+            dispatch(queued.poll());
+        }
+        updateAutoRead();
+    }
+
+    private void updateAutoRead() {
+        boolean read = !(appPaused || queued.size() > MAX_QUEUED);
+        if (ctx.channel().config().isAutoRead() != read) {
+            ctx.channel().config().setAutoRead(read);
+        }
+    }
+
+    private void discardQueue() {
+        while (!queued.isEmpty()) {
+            ReferenceCountUtil.release(queued.poll());
+        }
+    }
+
+    @Override
+    public void channelInactive(ChannelHandlerContext context) {
+        discardQueue();
+        if (current != null) {
+            Exchange gone = current;
+            current = null;
+            currentResponse = null;
+            state.inFlight().decrementAndGet();
+            gone.disconnected();
+        }
+        context.fireChannelInactive();
+    }
+
+    @Override
+    public void channelWritabilityChanged(ChannelHandlerContext context) {
+        if (current != null && context.channel().isWritable()) {
+            current.writable();
+        }
+        context.fireChannelWritabilityChanged();
+    }
+
+    @Override
+    public void userEventTriggered(ChannelHandlerContext context, Object event) {
+        if (event instanceof IdleStateEvent || event == ShutdownEvent.INSTANCE) {
+            if (!busy() && queued.isEmpty()) {
+                context.close();
+            } else if (event == ShutdownEvent.INSTANCE) {
+                closing = true;
+            }
+            return;
+        }
+        context.fireUserEventTriggered(event);
+    }
+
+    @Override
+    public void exceptionCaught(ChannelHandlerContext context, Throwable cause) {
+        Log.debug("connection error: " + cause);
+        context.close();
+    }
+}

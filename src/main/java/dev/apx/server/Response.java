@@ -1,0 +1,33 @@
+package dev.apx.server;
+
+import java.nio.file.Path;
+import java.util.List;
+
+/**
+ * Writes one response. Callable from any thread, one thread at a time, in protocol order:
+ * {@link #start}, then {@link #body} until {@code more} is false (or {@link #file}), then
+ * {@link #trailers} if announced. {@link #fail} and {@link #abort} end it early.
+ */
+public interface Response {
+    /** Headers are name/value pairs of ISO-8859-1 strings. */
+    void start(int status, List<String[]> headers, boolean trailers);
+
+    void body(byte[] data, boolean more);
+
+    /** The whole body from a file, zero-copy; ends the body. */
+    void file(Path path) throws java.io.IOException;
+
+    void trailers(List<String[]> headers);
+
+    /** False while the connection's outbound buffer is above its high-water mark. */
+    boolean isWritable();
+
+    /** Stops (true) or resumes (false) reading the request body from the socket. */
+    void pauseReading(boolean paused);
+
+    /** Sends a 500 and closes the connection; only before {@link #start}. */
+    void fail();
+
+    /** Closes the connection: the response cannot be completed. */
+    void abort();
+}

@@ -1,0 +1,127 @@
+package dev.apx.server;
+
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.group.DefaultChannelGroup;
+import io.netty.channel.unix.DomainSocketAddress;
+import io.netty.util.concurrent.GlobalEventExecutor;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetSocketAddress;
+import java.nio.file.Files;
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * Binds, serves and stops. {@link #start} returns once listening; {@link #stopAccepting},
+ * {@link #drain} and {@link #close} are the graceful shutdown, in that order.
+ */
+public final class Server implements AutoCloseable {
+    private final ServerState state;
+    private final EventLoopGroup boss;
+    private final EventLoopGroup workers;
+    private final Channel listener;
+    private final Transport transport;
+
+    private Server(ServerState state, EventLoopGroup boss, EventLoopGroup workers, Channel listener, Transport transport) {
+        this.state = state;
+        this.boss = boss;
+        this.workers = workers;
+        this.listener = listener;
+        this.transport = transport;
+    }
+
+    public static Server start(ServerConfig config, HttpApp app) {
+        Transport transport = Transport.best();
+        EventLoopGroup boss = new MultiThreadIoEventLoopGroup(1, transport.ioHandlers());
+        EventLoopGroup workers = new MultiThreadIoEventLoopGroup(config.workerThreads(), transport.ioHandlers());
+        ServerState state = new ServerState(config, app, new DefaultChannelGroup(GlobalEventExecutor.INSTANCE), new AtomicInteger());
+        try {
+            ServerBootstrap bootstrap = new ServerBootstrap()
+                    .group(boss, workers)
+                    .option(ChannelOption.SO_BACKLOG, config.backlog())
+                    .childHandler(new ChannelSetup(state));
+            Channel listener;
+            if (config.uds() != null) {
+                if (transport.unix() == null) {
+                    throw new IllegalStateException("--uds needs the native epoll transport, which is not available here");
+                }
+                Files.deleteIfExists(config.uds());
+                listener = bootstrap.channel(transport.unix()).bind(new DomainSocketAddress(config.uds().toFile())).sync().channel();
+            } else {
+                bootstrap.childOption(ChannelOption.TCP_NODELAY, true).option(ChannelOption.SO_REUSEADDR, true);
+                listener = bootstrap.channel(transport.tcp()).bind(config.host(), config.port()).sync().channel();
+            }
+            return new Server(state, boss, workers, listener, transport);
+        } catch (IOException e) {
+            shutdown(boss, workers);
+            throw new UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            shutdown(boss, workers);
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        } catch (RuntimeException e) {
+            shutdown(boss, workers);
+            throw e;
+        }
+    }
+
+    /** The TCP port bound (useful with port 0), or -1 on a Unix socket. */
+    public int port() {
+        return listener.localAddress() instanceof InetSocketAddress address ? address.getPort() : -1;
+    }
+
+    /** "epoll" or "nio". */
+    public String transport() {
+        return transport.name();
+    }
+
+    /** Requests whose response is not complete. */
+    public int inFlight() {
+        return state.inFlight().get();
+    }
+
+    /** Closes the listening socket; idle connections close now, busy ones after their response. */
+    public void stopAccepting() {
+        listener.close().syncUninterruptibly();
+        for (Channel channel : state.connections()) {
+            channel.pipeline().fireUserEventTriggered(ShutdownEvent.INSTANCE);
+        }
+    }
+
+    /** Waits up to {@code timeout} for in-flight responses to complete; true if they all did. */
+    public boolean drain(Duration timeout) throws InterruptedException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (inFlight() > 0) {
+            if (System.nanoTime() > deadline) {
+                return false;
+            }
+            Thread.sleep(10);
+        }
+        return true;
+    }
+
+    @Override
+    public void close() {
+        listener.close().syncUninterruptibly();
+        state.connections().close().awaitUninterruptibly(5, TimeUnit.SECONDS);
+        shutdown(boss, workers);
+        if (state.config().uds() != null) {
+            try {
+                Files.deleteIfExists(state.config().uds());
+            } catch (IOException ignored) {
+                // best effort
+            }
+        }
+    }
+
+    private static void shutdown(EventLoopGroup boss, EventLoopGroup workers) {
+        boss.shutdownGracefully(0, 2, TimeUnit.SECONDS);
+        workers.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
+    }
+}

@@ -1,0 +1,72 @@
+package dev.apx.server;
+
+import dev.apx.asgi.AsgiConfig;
+import dev.apx.asgi.AsgiHttp;
+import dev.apx.asgi.Lifespan;
+import dev.apx.bridge.Bridge;
+import dev.apx.bridge.BridgeConfig;
+import dev.apx.bridge.LoopKind;
+import dev.apx.python.Interpreter;
+import dev.apx.python.PyRef;
+import dev.apx.python.TestPython;
+
+import java.net.URI;
+import java.util.Map;
+
+/**
+ * A real apx in this JVM: bridge, lifespan, ASGI layer and Netty server on an ephemeral port of
+ * 127.0.0.1, serving {@code module:attribute} from the test resources.
+ */
+public final class TestServer implements AutoCloseable {
+    public final Interpreter python = TestPython.interpreter();
+    public final Bridge bridge;
+    public final Server server;
+    private final AsgiHttp http;
+    private final Lifespan lifespan;
+    private final PyRef app;
+    private final PyRef state;
+
+    public TestServer(String module, String attribute, ServerConfig config) {
+        bridge = Bridge.start(python, BridgeConfig.defaults().withLoop(LoopKind.ASYNCIO));
+        app = python.call(gil -> {
+            try (PyRef mod = gil.importModule(module)) {
+                return mod.getAttr(gil, attribute);
+            }
+        });
+        state = python.call(gil -> gil.dict(Map.of()));
+        lifespan = new Lifespan(bridge, app, state, Lifespan.Mode.AUTO);
+        try {
+            lifespan.startup();
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
+        http = new AsgiHttp(bridge, app, state, AsgiConfig.defaults());
+        server = Server.start(config.withPort(0), http);
+    }
+
+    public TestServer(String module, String attribute) {
+        this(module, attribute, ServerConfig.defaults().withAccessLog(false));
+    }
+
+    public int port() {
+        return server.port();
+    }
+
+    public URI uri(String path) {
+        return URI.create("http://127.0.0.1:" + port() + path);
+    }
+
+    @Override
+    public void close() throws InterruptedException {
+        server.stopAccepting();
+        server.drain(java.time.Duration.ofSeconds(5));
+        server.close();
+        lifespan.shutdown(5);
+        http.close();
+        python.run(gil -> {
+            app.close();
+            state.close();
+        });
+        bridge.close();
+    }
+}
