@@ -47,9 +47,6 @@ final class Serve {
         Signal.handle(new Signal("INT"), signal -> stop.countDown());
         Signal.handle(new Signal("TERM"), signal -> stop.countDown());
 
-        // threading must first be imported here, on the thread that initialised Python: else it takes
-        // the loop thread for the main thread and uvloop tries signal.set_wakeup_fd there and fails.
-        interpreter.run(gil -> gil.importModule("threading").close());
         Bridge bridge = Bridge.start(interpreter, BridgeConfig.defaults().withLoop(options.loopKind()));
         PyRef state = interpreter.call(gil -> gil.dict(Map.of()));
         Lifespan lifespan = new Lifespan(bridge, app, state, options.lifespanMode());
