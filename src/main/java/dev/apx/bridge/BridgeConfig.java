@@ -16,8 +16,10 @@ public record BridgeConfig(LoopKind loop, StartMode startMode, int stepBudget) {
         }
     }
 
+    /** AUTO loop and start mode; {@code -Dapx.bridge.startMode=CALLER|LOOP} overrides the mode (for measurements). */
     public static BridgeConfig defaults() {
-        return new BridgeConfig(LoopKind.AUTO, StartMode.AUTO, DEFAULT_STEP_BUDGET);
+        StartMode mode = StartMode.valueOf(System.getProperty("apx.bridge.startMode", StartMode.AUTO.name()));
+        return new BridgeConfig(LoopKind.AUTO, mode, DEFAULT_STEP_BUDGET);
     }
 
     public BridgeConfig withLoop(LoopKind kind) {
