@@ -38,7 +38,6 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
  * </pre>
  */
 final class Conversions {
-    private static final int Py_file_input = 257;
     private static final long LONG_SUBCLASS = 1L << 24;
     private static final long LIST_SUBCLASS = 1L << 25;
     private static final long TUPLE_SUBCLASS = 1L << 26;
@@ -357,22 +356,6 @@ final class Conversions {
     static long importModule(String name) {
         try (Arena arena = Arena.ofConfined()) {
             return CApi.PyImport_ImportModule(arena.allocateFrom(name));
-        }
-    }
-
-    /** Compiles and runs {@code source} as module {@code name}: new reference or 0 with an error set. */
-    static long execModule(String name, String source, String filename) {
-        try (Arena arena = Arena.ofConfined()) {
-            MemorySegment file = arena.allocateFrom(filename);
-            long code = CApi.Py_CompileString(arena.allocateFrom(source), file, Py_file_input);
-            if (code == 0) {
-                return 0;
-            }
-            try {
-                return CApi.PyImport_ExecCodeModuleEx(arena.allocateFrom(name), code, file);
-            } finally {
-                CApi.Py_DecRef(code);
-            }
         }
     }
 

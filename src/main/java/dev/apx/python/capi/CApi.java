@@ -67,18 +67,6 @@ public final class CApi {
         static final MethodHandle H = Binder.function("Py_InitializeEx", FunctionDescriptor.ofVoid(JAVA_INT));
     }
 
-    public static int Py_IsInitialized() {
-        try {
-            return (int) Py_IsInitialized.H.invokeExact();
-        } catch (Throwable t) {
-            throw Binder.rethrow(t);
-        }
-    }
-
-    private static final class Py_IsInitialized {
-        static final MethodHandle H = Binder.function("Py_IsInitialized", FunctionDescriptor.of(JAVA_INT));
-    }
-
     public static MemorySegment PyEval_SaveThread() {
         try {
             return (MemorySegment) PyEval_SaveThread.H.invokeExact();
@@ -113,18 +101,6 @@ public final class CApi {
 
     private static final class PyGILState_Ensure {
         static final MethodHandle H = Binder.function("PyGILState_Ensure", FunctionDescriptor.of(JAVA_INT));
-    }
-
-    public static int PyGILState_Check() {
-        try {
-            return (int) PyGILState_Check.H.invokeExact();
-        } catch (Throwable t) {
-            throw Binder.rethrow(t);
-        }
-    }
-
-    private static final class PyGILState_Check {
-        static final MethodHandle H = Binder.function("PyGILState_Check", FunctionDescriptor.of(JAVA_INT));
     }
 
 
@@ -193,18 +169,6 @@ public final class CApi {
         static final MethodHandle H = Binder.function("PyErr_NormalizeException", FunctionDescriptor.ofVoid(ADDRESS, ADDRESS, ADDRESS));
     }
 
-    public static void PyErr_Restore(long a0, long a1, long a2) {
-        try {
-            PyErr_Restore.H.invokeExact(a0, a1, a2);
-        } catch (Throwable t) {
-            throw Binder.rethrow(t);
-        }
-    }
-
-    private static final class PyErr_Restore {
-        static final MethodHandle H = Binder.function("PyErr_Restore", FunctionDescriptor.ofVoid(JAVA_LONG, JAVA_LONG, JAVA_LONG));
-    }
-
     public static void PyErr_SetObject(long a0, long a1) {
         try {
             PyErr_SetObject.H.invokeExact(a0, a1);
@@ -243,18 +207,6 @@ public final class CApi {
 
 
     // --- objects and calls
-
-    public static long PyObject_GetAttrString(long a0, MemorySegment a1) {
-        try {
-            return (long) PyObject_GetAttrString.H.invokeExact(a0, a1);
-        } catch (Throwable t) {
-            throw Binder.rethrow(t);
-        }
-    }
-
-    private static final class PyObject_GetAttrString {
-        static final MethodHandle H = Binder.function("PyObject_GetAttrString", FunctionDescriptor.of(JAVA_LONG, JAVA_LONG, ADDRESS));
-    }
 
     public static long PyObject_GetAttr(long a0, long a1) {
         try {
@@ -316,30 +268,6 @@ public final class CApi {
         static final MethodHandle H = Binder.function("PyObject_IsTrue", FunctionDescriptor.of(JAVA_INT, JAVA_LONG));
     }
 
-    public static int PyCallable_Check(long a0) {
-        try {
-            return (int) PyCallable_Check.H.invokeExact(a0);
-        } catch (Throwable t) {
-            throw Binder.rethrow(t);
-        }
-    }
-
-    private static final class PyCallable_Check {
-        static final MethodHandle H = Binder.function("PyCallable_Check", FunctionDescriptor.of(JAVA_INT, JAVA_LONG));
-    }
-
-    public static long PyObject_Vectorcall(long a0, MemorySegment a1, long a2, long a3) {
-        try {
-            return (long) PyObject_Vectorcall.H.invokeExact(a0, a1, a2, a3);
-        } catch (Throwable t) {
-            throw Binder.rethrow(t);
-        }
-    }
-
-    private static final class PyObject_Vectorcall {
-        static final MethodHandle H = Binder.function("PyObject_Vectorcall", FunctionDescriptor.of(JAVA_LONG, JAVA_LONG, ADDRESS, JAVA_LONG, JAVA_LONG));
-    }
-
     public static long PyObject_VectorcallDict(long a0, MemorySegment a1, long a2, long a3) {
         try {
             return (long) PyObject_VectorcallDict.H.invokeExact(a0, a1, a2, a3);
@@ -389,54 +317,6 @@ public final class CApi {
 
     private static final class PyImport_ImportModule {
         static final MethodHandle H = Binder.function("PyImport_ImportModule", FunctionDescriptor.of(JAVA_LONG, ADDRESS));
-    }
-
-    public static long PyImport_AddModule(MemorySegment a0) {
-        try {
-            return (long) PyImport_AddModule.H.invokeExact(a0);
-        } catch (Throwable t) {
-            throw Binder.rethrow(t);
-        }
-    }
-
-    private static final class PyImport_AddModule {
-        static final MethodHandle H = Binder.function("PyImport_AddModule", FunctionDescriptor.of(JAVA_LONG, ADDRESS));
-    }
-
-    public static long PyImport_ExecCodeModuleEx(MemorySegment a0, long a1, MemorySegment a2) {
-        try {
-            return (long) PyImport_ExecCodeModuleEx.H.invokeExact(a0, a1, a2);
-        } catch (Throwable t) {
-            throw Binder.rethrow(t);
-        }
-    }
-
-    private static final class PyImport_ExecCodeModuleEx {
-        static final MethodHandle H = Binder.function("PyImport_ExecCodeModuleEx", FunctionDescriptor.of(JAVA_LONG, ADDRESS, JAVA_LONG, ADDRESS));
-    }
-
-    public static long Py_CompileString(MemorySegment a0, MemorySegment a1, int a2) {
-        try {
-            return (long) Py_CompileString.H.invokeExact(a0, a1, a2);
-        } catch (Throwable t) {
-            throw Binder.rethrow(t);
-        }
-    }
-
-    private static final class Py_CompileString {
-        static final MethodHandle H = Binder.function("Py_CompileString", FunctionDescriptor.of(JAVA_LONG, ADDRESS, ADDRESS, JAVA_INT));
-    }
-
-    public static long PyModule_GetDict(long a0) {
-        try {
-            return (long) PyModule_GetDict.H.invokeExact(a0);
-        } catch (Throwable t) {
-            throw Binder.rethrow(t);
-        }
-    }
-
-    private static final class PyModule_GetDict {
-        static final MethodHandle H = Binder.function("PyModule_GetDict", FunctionDescriptor.of(JAVA_LONG, JAVA_LONG));
     }
 
 
@@ -502,18 +382,6 @@ public final class CApi {
         static final MethodHandle H = Binder.function("PyFloat_AsDouble", FunctionDescriptor.of(JAVA_DOUBLE, JAVA_LONG));
     }
 
-    public static long PyBool_FromLong(long a0) {
-        try {
-            return (long) PyBool_FromLong.H.invokeExact(a0);
-        } catch (Throwable t) {
-            throw Binder.rethrow(t);
-        }
-    }
-
-    private static final class PyBool_FromLong {
-        static final MethodHandle H = Binder.function("PyBool_FromLong", FunctionDescriptor.of(JAVA_LONG, JAVA_LONG));
-    }
-
     public static long PyUnicode_FromStringAndSize(MemorySegment a0, long a1) {
         try {
             return (long) PyUnicode_FromStringAndSize.H.invokeExact(a0, a1);
@@ -536,18 +404,6 @@ public final class CApi {
 
     private static final class PyUnicode_AsUTF8AndSize {
         static final MethodHandle H = Binder.function("PyUnicode_AsUTF8AndSize", FunctionDescriptor.of(ADDRESS, JAVA_LONG, ADDRESS));
-    }
-
-    public static long PyUnicode_InternFromString(MemorySegment a0) {
-        try {
-            return (long) PyUnicode_InternFromString.H.invokeExact(a0);
-        } catch (Throwable t) {
-            throw Binder.rethrow(t);
-        }
-    }
-
-    private static final class PyUnicode_InternFromString {
-        static final MethodHandle H = Binder.function("PyUnicode_InternFromString", FunctionDescriptor.of(JAVA_LONG, ADDRESS));
     }
 
     public static long PyBytes_FromStringAndSize(MemorySegment a0, long a1) {
@@ -721,18 +577,6 @@ public final class CApi {
         static final MethodHandle H = Binder.function("PyDict_Next", FunctionDescriptor.of(JAVA_INT, JAVA_LONG, ADDRESS, ADDRESS, ADDRESS));
     }
 
-    public static long PyDict_Size(long a0) {
-        try {
-            return (long) PyDict_Size.H.invokeExact(a0);
-        } catch (Throwable t) {
-            throw Binder.rethrow(t);
-        }
-    }
-
-    private static final class PyDict_Size {
-        static final MethodHandle H = Binder.function("PyDict_Size", FunctionDescriptor.of(JAVA_LONG, JAVA_LONG));
-    }
-
 
     // --- Java callables
 
@@ -833,20 +677,5 @@ public final class CApi {
 
     private static final class PyObject_Size {
         static final MethodHandle H = Binder.function("PyObject_Size", FunctionDescriptor.of(JAVA_LONG, JAVA_LONG));
-    }
-
-
-    // --- gc
-
-    public static long PyGC_Collect() {
-        try {
-            return (long) PyGC_Collect.H.invokeExact();
-        } catch (Throwable t) {
-            throw Binder.rethrow(t);
-        }
-    }
-
-    private static final class PyGC_Collect {
-        static final MethodHandle H = Binder.function("PyGC_Collect", FunctionDescriptor.of(JAVA_LONG));
     }
 }
