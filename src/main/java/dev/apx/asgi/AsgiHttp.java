@@ -2,6 +2,7 @@ package dev.apx.asgi;
 
 import dev.apx.bridge.Bridge;
 import dev.apx.bridge.Request;
+import dev.apx.python.Args;
 import dev.apx.python.Gil;
 import dev.apx.python.PyRef;
 import dev.apx.server.Exchange;
@@ -10,58 +11,76 @@ import dev.apx.server.RequestHead;
 import dev.apx.server.Response;
 
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The ASGI HTTP protocol as an {@link HttpApp}: each request becomes an {@link HttpCycle} and a
  * coroutine {@code app(scope, receive, send)} driven by the {@link Bridge}.
  *
- * <p>Owns {@code app}, {@code state} and the {@code apx._asgi.awaitable} wrapper until {@link #close}.
+ * <p>The request path costs one Python call to start ({@code apx._asgi.http_runner}'s {@code run},
+ * which builds the scope and the receive/send closures) and one upcall per message. The four Java
+ * functions behind those closures are made once; each request's closures carry a handle, the key
+ * of its cycle in {@link #cycles} until the coroutine ends.
  */
 public final class AsgiHttp implements HttpApp, AutoCloseable {
+    private static final String AFTER_COMPLETION = "Unexpected ASGI message sent, after response already completed.";
+
     private final Bridge bridge;
-    private final PyRef app;
-    private final PyRef state;
-    private final PyRef wrapper;
     private final AsgiConfig config;
+    private final PyRef run;
+    private final Map<Long, HttpCycle> cycles = new ConcurrentHashMap<>();
+    private final AtomicLong handles = new AtomicLong();
 
     /** {@code state} is the lifespan state dict; each request gets a shallow copy. */
     public AsgiHttp(Bridge bridge, PyRef app, PyRef state, AsgiConfig config) {
         this.bridge = bridge;
-        this.app = app;
-        this.state = state;
         this.config = config;
-        this.wrapper = bridge.interpreter().call(gil -> {
-            try (PyRef module = gil.importModule("apx._asgi")) {
-                return module.getAttr(gil, "awaitable");
+        this.run = bridge.interpreter().call(gil -> {
+            try (PyRef module = gil.importModule("apx._asgi");
+                 PyRef receive = gil.function("receive", (g, args) -> {
+                     HttpCycle cycle = cycle(args);
+                     return cycle == null ? null : cycle.receive(g);
+                 });
+                 PyRef start = gil.function("send_start", (g, args) -> {
+                     HttpCycle cycle = cycle(args);
+                     return cycle == null ? AFTER_COMPLETION : cycle.start(g, args.get(1), args.get(2), args.get(3));
+                 });
+                 PyRef body = gil.function("send_body", (g, args) -> {
+                     HttpCycle cycle = cycle(args);
+                     return cycle == null ? AFTER_COMPLETION : cycle.body(g, args.get(1), args.get(2));
+                 });
+                 PyRef send = gil.function("send", (g, args) -> {
+                     HttpCycle cycle = cycle(args);
+                     return cycle == null ? AFTER_COMPLETION : cycle.send(g, args.get(1));
+                 })) {
+                return module.callMethod(gil, "http_runner", app, state, receive, start, body, send);
             }
         });
     }
 
-    Bridge bridge() {
-        return bridge;
+    /** The cycle of a receive/send call, or null when its request already ended. */
+    private HttpCycle cycle(Args args) {
+        return cycles.get((Long) args.get(0));
     }
 
     @Override
     public Exchange open(RequestHead head, Response response) {
-        HttpCycle cycle = new HttpCycle(this, response);
-        Map<String, Object> scope = Scope.http(head, config);
-        Request request = bridge.start((gil, started) -> invoke(gil, cycle, scope),
-                (gil, done, result, error) -> cycle.completed(error));
+        long handle = handles.incrementAndGet();
+        HttpCycle cycle = new HttpCycle(bridge, response);
+        cycles.put(handle, cycle);
+        Object[] arguments = Scope.http(head, config).runArguments(handle);
+        Request request = bridge.start((gil, started) -> run.call(gil, arguments),
+                (gil, done, result, error) -> {
+                    cycles.remove(handle);
+                    cycle.completed(error);
+                });
         cycle.started(request);
         return cycle;
     }
 
-    private PyRef invoke(Gil gil, HttpCycle cycle, Map<String, Object> scope) {
-        try (PyRef receive = Futures.awaitable(gil, wrapper, "receive", (g, args) -> cycle.receive(g));
-             PyRef send = Futures.awaitable(gil, wrapper, "send", (g, args) -> cycle.send(g, args.get(0)));
-             PyRef copy = state.callMethod(gil, "copy")) {
-            scope.put("state", copy);
-            return app.call(gil, scope, receive, send);
-        }
-    }
-
     @Override
     public void close() {
-        bridge.interpreter().run(gil -> wrapper.close());
+        bridge.interpreter().run(gil -> run.close());
     }
 }

@@ -1,5 +1,6 @@
 package dev.apx.asgi;
 
+import dev.apx.bridge.Bridge;
 import dev.apx.bridge.Request;
 import dev.apx.python.Gil;
 import dev.apx.python.PyRef;
@@ -25,11 +26,10 @@ import java.util.Map;
  */
 final class HttpCycle implements Exchange {
     static final int HIGH_WATER = 256 * 1024;
-    private static final Map<String, Object> DISCONNECT = Map.of("type", "http.disconnect");
 
     private enum Phase { START, BODY, TRAILERS, DONE }
 
-    private final AsgiHttp app;
+    private final Bridge bridge;
     private final Response response;
     private final ArrayDeque<byte[]> body = new ArrayDeque<>();
     private int queuedBytes;
@@ -44,23 +44,24 @@ final class HttpCycle implements Exchange {
     private PyRef pendingSend;
     private Request request;
 
-    HttpCycle(AsgiHttp app, Response response) {
-        this.app = app;
+    HttpCycle(Bridge bridge, Response response) {
+        this.bridge = bridge;
         this.response = response;
     }
 
     synchronized void started(Request started) {
         this.request = started;
         if (disconnected && !started.isFinished() && pendingReceive == null) {
-            app.bridge().cancel(started);
+            bridge.cancel(started);
         }
     }
 
-    // ---- the app's side (Python threads, GIL held)
+    // ---- the app's side (Python threads, GIL held; apx._asgi.http_runner calls these)
 
+    /** The next {@code (body, more_body)}, None once the cycle is over, or a pending future of either. */
     synchronized Object receive(Gil gil) {
         if (disconnected || phase == Phase.DONE) {
-            return DISCONNECT; // as Uvicorn: once the response is complete the cycle is over
+            return null; // http.disconnect, as Uvicorn: once the response is complete the cycle is over
         }
         if (!body.isEmpty() || bodyComplete && !lastDelivered) {
             return nextBodyMessage();
@@ -68,11 +69,11 @@ final class HttpCycle implements Exchange {
         if (pendingReceive != null) {
             return "receive() called again while a previous call is waiting";
         }
-        pendingReceive = Futures.pending(gil, app.bridge());
+        pendingReceive = Futures.pending(gil, bridge);
         return pendingReceive;
     }
 
-    private Map<String, Object> nextBodyMessage() {
+    private Object[] nextBodyMessage() {
         byte[] chunk;
         if (body.size() == 1) {
             chunk = body.poll();
@@ -95,82 +96,134 @@ final class HttpCycle implements Exchange {
         }
         boolean more = !bodyComplete;
         lastDelivered = !more;
-        return Map.of("type", "http.request", "body", chunk, "more_body", more);
+        return new Object[]{chunk, more};
     }
 
+    /** Any message, whole (the uncommon types, and whatever is not a dict). */
     synchronized Object send(Gil gil, Object message) {
         try {
             String type = Messages.type(message);
             Map<?, ?> fields = (Map<?, ?>) message;
-            if (disconnected) {
-                return null; // as Uvicorn: sends after a disconnect are dropped
-            }
-            switch (phase) {
-                case START -> {
-                    expect(type, "http.response.start");
-                    int status = Messages.status(fields);
-                    List<String[]> headers = Messages.headers(fields);
-                    boolean trailers = Messages.flag(fields, "trailers");
-                    phase = Phase.BODY;
-                    trailersExpected = trailers;
-                    response.start(status, headers, trailers);
-                }
-                case BODY -> {
-                    if (type.equals("http.response.pathsend")) {
-                        if (!(fields.get("path") instanceof String path)) {
-                            throw new Messages.Invalid("http.response.pathsend 'path' must be a str");
-                        }
-                        phase = trailersExpected ? Phase.TRAILERS : Phase.DONE;
-                        try {
-                            response.file(Path.of(path));
-                        } catch (IOException e) {
-                            throw new Messages.Invalid("cannot send file " + path + ": " + e.getMessage());
-                        }
-                        return null;
-                    }
-                    expect(type, "http.response.body");
-                    byte[] chunk = Messages.bytes(fields, "body");
-                    boolean more = Messages.flag(fields, "more_body");
-                    if (!more) {
-                        phase = trailersExpected ? Phase.TRAILERS : Phase.DONE;
-                    }
-                    response.body(chunk, more);
-                }
-                case TRAILERS -> {
-                    expect(type, "http.response.trailers");
-                    List<String[]> trailers = Messages.headers(fields);
-                    if (!Messages.flag(fields, "more_trailers")) {
-                        phase = Phase.DONE;
-                        response.trailers(trailers);
-                    }
-                }
-                case DONE -> throw new Messages.Invalid("Unexpected ASGI message '" + type + "' sent, after response already completed.");
-            }
-            if (phase == Phase.DONE && pendingReceive != null) { // e.g. a task listening for the disconnect
-                Futures.resolve(app.bridge(), pendingReceive, DISCONNECT);
-                pendingReceive = null;
-            }
-            if (phase != Phase.DONE && !response.isWritable()) {
-                pendingSend = Futures.pending(gil, app.bridge());
-                if (response.isWritable()) { // became writable in between
-                    PyRef ready = pendingSend;
-                    pendingSend = null;
-                    Futures.resolve(app.bridge(), ready, null);
-                    return ready;
-                }
-                return pendingSend;
-            }
-            return null;
+            return switch (type) {
+                case "http.response.start" -> start(gil, fields.get("status"), fields.get("headers"), fields.get("trailers"));
+                case "http.response.body" -> body(gil, fields.get("body"), fields.get("more_body"));
+                case "http.response.pathsend" -> pathsend(gil, fields.get("path"));
+                case "http.response.trailers" -> trailers(gil, fields.get("headers"), fields.get("more_trailers"));
+                default -> throw unexpected(type);
+            };
         } catch (Messages.Invalid e) {
-            invalid = e.getMessage();
-            return e.getMessage();
+            return refused(e);
         }
     }
 
-    private void expect(String type, String expected) {
-        if (!type.equals(expected)) {
-            throw new Messages.Invalid("Expected ASGI message '" + expected + "', but got '" + type + "'.");
+    /** {@code http.response.start}; fields as converted, None where absent. */
+    synchronized Object start(Gil gil, Object status, Object headers, Object trailers) {
+        try {
+            if (disconnected) {
+                return null; // as Uvicorn: sends after a disconnect are dropped
+            }
+            if (phase != Phase.START) {
+                throw unexpected("http.response.start");
+            }
+            int code = Messages.status(status);
+            List<String[]> list = Messages.headers(headers);
+            boolean announced = Messages.flag("trailers", trailers);
+            phase = Phase.BODY;
+            trailersExpected = announced;
+            response.start(code, list, announced);
+            return afterSend(gil);
+        } catch (Messages.Invalid e) {
+            return refused(e);
         }
+    }
+
+    /** {@code http.response.body}; fields as converted, None where absent. */
+    synchronized Object body(Gil gil, Object body, Object moreBody) {
+        try {
+            if (disconnected) {
+                return null; // as Uvicorn: sends after a disconnect are dropped
+            }
+            if (phase != Phase.BODY) {
+                throw unexpected("http.response.body");
+            }
+            byte[] chunk = Messages.bytes("body", body);
+            boolean more = Messages.flag("more_body", moreBody);
+            if (!more) {
+                phase = trailersExpected ? Phase.TRAILERS : Phase.DONE;
+            }
+            response.body(chunk, more);
+            return afterSend(gil);
+        } catch (Messages.Invalid e) {
+            return refused(e);
+        }
+    }
+
+    private Object pathsend(Gil gil, Object path) {
+        if (disconnected) {
+            return null;
+        }
+        if (phase != Phase.BODY) {
+            throw unexpected("http.response.pathsend");
+        }
+        if (!(path instanceof String file)) {
+            throw new Messages.Invalid("http.response.pathsend 'path' must be a str");
+        }
+        phase = trailersExpected ? Phase.TRAILERS : Phase.DONE;
+        try {
+            response.file(Path.of(file));
+        } catch (IOException e) {
+            throw new Messages.Invalid("cannot send file " + file + ": " + e.getMessage());
+        }
+        return afterSend(gil);
+    }
+
+    private Object trailers(Gil gil, Object headers, Object moreTrailers) {
+        if (disconnected) {
+            return null;
+        }
+        if (phase != Phase.TRAILERS) {
+            throw unexpected("http.response.trailers");
+        }
+        List<String[]> trailers = Messages.headers(headers);
+        boolean more = Messages.flag("more_trailers", moreTrailers);
+        if (!more) {
+            phase = Phase.DONE;
+            response.trailers(trailers);
+        }
+        return afterSend(gil);
+    }
+
+    private Messages.Invalid unexpected(String type) {
+        return new Messages.Invalid(switch (phase) {
+            case START -> "Expected ASGI message 'http.response.start', but got '" + type + "'.";
+            case BODY -> "Expected ASGI message 'http.response.body', but got '" + type + "'.";
+            case TRAILERS -> "Expected ASGI message 'http.response.trailers', but got '" + type + "'.";
+            case DONE -> "Unexpected ASGI message '" + type + "' sent, after response already completed.";
+        });
+    }
+
+    private String refused(Messages.Invalid e) {
+        invalid = e.getMessage();
+        return e.getMessage();
+    }
+
+    /** Once the response is complete a waiting receive() gets http.disconnect; else send() waits while the socket is full. */
+    private Object afterSend(Gil gil) {
+        if (phase == Phase.DONE && pendingReceive != null) { // e.g. a task listening for the disconnect
+            Futures.resolve(bridge, pendingReceive, null);
+            pendingReceive = null;
+        }
+        if (phase != Phase.DONE && !response.isWritable()) {
+            pendingSend = Futures.pending(gil, bridge);
+            if (response.isWritable()) { // became writable in between
+                PyRef ready = pendingSend;
+                pendingSend = null;
+                Futures.resolve(bridge, ready, null);
+                return ready;
+            }
+            return pendingSend;
+        }
+        return null;
     }
 
     // ---- the connection's side (event loop)
@@ -183,7 +236,7 @@ final class HttpCycle implements Exchange {
             queuedBytes += chunk.length;
             PyRef waiting = pendingReceive;
             pendingReceive = null;
-            Futures.resolve(app.bridge(), waiting, nextBodyMessage());
+            Futures.resolve(bridge, waiting, nextBodyMessage());
             return;
         }
         body.add(chunk);
@@ -198,21 +251,21 @@ final class HttpCycle implements Exchange {
     public synchronized void disconnected() {
         disconnected = true;
         if (pendingSend != null) {
-            Futures.resolve(app.bridge(), pendingSend, null);
+            Futures.resolve(bridge, pendingSend, null);
             pendingSend = null;
         }
         if (pendingReceive != null) {
-            Futures.resolve(app.bridge(), pendingReceive, DISCONNECT);
+            Futures.resolve(bridge, pendingReceive, null);
             pendingReceive = null;
         } else if (request != null && !request.isFinished() && phase != Phase.DONE) {
-            app.bridge().cancel(request);
+            bridge.cancel(request);
         }
     }
 
     @Override
     public synchronized void writable() {
         if (pendingSend != null) {
-            Futures.resolve(app.bridge(), pendingSend, null);
+            Futures.resolve(bridge, pendingSend, null);
             pendingSend = null;
         }
     }

@@ -16,6 +16,8 @@ final class Messages {
         }
     }
 
+    private static final byte[] EMPTY = new byte[0];
+
     private Messages() {
     }
 
@@ -29,17 +31,17 @@ final class Messages {
         return type;
     }
 
-    static int status(Map<?, ?> message) {
-        if (!(message.get("status") instanceof Long status) || status < 100 || status > 999) {
-            throw new Invalid("http.response.start 'status' must be an int between 100 and 999, got " + message.get("status"));
+    static int status(Object status) {
+        if (!(status instanceof Long code) || code < 100 || code > 999) {
+            throw new Invalid("http.response.start 'status' must be an int between 100 and 999, got " + status);
         }
-        return status.intValue();
+        return code.intValue();
     }
 
-    static byte[] bytes(Map<?, ?> message, String key) {
-        Object value = message.get(key);
-        if (value == null && !message.containsKey(key)) {
-            return new byte[0];
+    /** A bytes field; None or absent is empty. */
+    static byte[] bytes(String key, Object value) {
+        if (value == null) {
+            return EMPTY;
         }
         if (value instanceof byte[] bytes) {
             return bytes;
@@ -47,9 +49,9 @@ final class Messages {
         throw new Invalid("'" + key + "' must be bytes, got " + typeName(value));
     }
 
-    static boolean flag(Map<?, ?> message, String key) {
-        Object value = message.get(key);
-        if (value == null && !message.containsKey(key)) {
+    /** A bool field; None or absent is false (as Uvicorn, which only tests its truth). */
+    static boolean flag(String key, Object value) {
+        if (value == null) {
             return false;
         }
         if (value instanceof Boolean flag) {
@@ -58,18 +60,18 @@ final class Messages {
         throw new Invalid("'" + key + "' must be a bool, got " + typeName(value));
     }
 
-    /** Headers as ISO-8859-1 string pairs, from an iterable of 2-item sequences of bytes. */
-    static List<String[]> headers(Map<?, ?> message) {
-        Object value = message.get("headers");
+    /** Headers as ISO-8859-1 string pairs, from a list or tuple of 2-item sequences of bytes. */
+    static List<String[]> headers(Object value) {
         if (value == null) {
             return List.of();
         }
-        if (!(value instanceof List<?> list)) {
+        List<?> list = value instanceof Object[] tuple ? java.util.Arrays.asList(tuple) : value instanceof List<?> l ? l : null;
+        if (list == null) {
             throw new Invalid("'headers' must be a list of (bytes, bytes), got " + typeName(value));
         }
         List<String[]> headers = new ArrayList<>(list.size());
         for (Object item : list) {
-            List<?> pair = item instanceof Object[] tuple ? List.of(tuple) : item instanceof List<?> l ? l : null;
+            List<?> pair = item instanceof Object[] tuple ? java.util.Arrays.asList(tuple) : item instanceof List<?> l ? l : null;
             if (pair == null || pair.size() != 2 || !(pair.get(0) instanceof byte[] name) || !(pair.get(1) instanceof byte[] text)) {
                 throw new Invalid("each header must be a pair of bytes, got " + describe(item));
             }

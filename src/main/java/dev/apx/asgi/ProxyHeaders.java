@@ -2,7 +2,6 @@ package dev.apx.asgi;
 
 import dev.apx.server.RequestHead;
 
-import java.util.Map;
 
 /**
  * Uvicorn's {@code --proxy-headers}: when the peer is trusted, {@code x-forwarded-proto} sets the
@@ -12,28 +11,31 @@ final class ProxyHeaders {
     private ProxyHeaders() {
     }
 
-    static void apply(Map<String, Object> scope, RequestHead head, AsgiConfig config) {
+    static Scope apply(Scope scope, RequestHead head, AsgiConfig config) {
         if (!config.proxyHeaders() || head.client() == null || !trusted(config, head.client().getAddress().getHostAddress())) {
-            return;
+            return scope;
         }
+        String scheme = scope.scheme();
+        Object[] client = scope.client();
         for (String[] header : head.headers()) {
             String name = header[0];
             if (name.equalsIgnoreCase("x-forwarded-proto")) {
                 String proto = header[1].strip().toLowerCase(java.util.Locale.ROOT);
-                scope.put("scheme", proto.equals("https") || proto.equals("wss") ? "https" : "http");
+                scheme = proto.equals("https") || proto.equals("wss") ? "https" : "http";
             } else if (name.equalsIgnoreCase("x-forwarded-for")) {
                 String[] hosts = header[1].split(",");
-                String client = hosts[0].strip();
+                String forwarded = hosts[0].strip();
                 for (int i = hosts.length - 1; i >= 0; i--) {
                     String host = hosts[i].strip();
                     if (!trusted(config, host)) {
-                        client = host;
+                        forwarded = host;
                         break;
                     }
                 }
-                scope.put("client", new Object[]{client, 0L});
+                client = new Object[]{forwarded, 0L};
             }
         }
+        return scope.withForwarded(scheme, client);
     }
 
     private static boolean trusted(AsgiConfig config, String host) {

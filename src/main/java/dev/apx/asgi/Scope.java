@@ -6,29 +6,30 @@ import java.io.ByteArrayOutputStream;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
 
-/** Builds the ASGI 2.4 HTTP scope (as Java values; converted when the app is called). */
-final class Scope {
-    static final Map<String, Object> ASGI = ordered("version", "3.0", "spec_version", "2.4");
-    static final Map<String, Object> EXTENSIONS = Map.of(
-            "http.response.trailers", Map.of(),
-            "http.response.pathsend", Map.of());
+/**
+ * The values of an ASGI 2.4 HTTP scope, computed in Java; {@code apx._asgi.http_runner} puts them
+ * into the scope dict (literal keys there are cheaper than converting a Java map).
+ *
+ * @param headers the lower-cased header names and values as one byte string, each name and value
+ *                followed by a NUL, split in Python; or, when a value itself holds a NUL, the
+ *                list of (name, value) pairs
+ */
+record Scope(String httpVersion, String method, String scheme, String path, byte[] rawPath, byte[] queryString,
+             String rootPath, Object headers, Object[] client, Object[] server) {
 
-    private Scope() {
+    Scope withForwarded(String forwardedScheme, Object[] forwardedClient) {
+        return new Scope(httpVersion, method, forwardedScheme, path, rawPath, queryString, rootPath, headers, forwardedClient, server);
     }
 
-    private static Map<String, Object> ordered(String k1, Object v1, String k2, Object v2) {
-        Map<String, Object> map = new LinkedHashMap<>();
-        map.put(k1, v1);
-        map.put(k2, v2);
-        return java.util.Collections.unmodifiableMap(map);
+    /** The positional arguments of {@code run(handle, ...)}, after the handle. */
+    Object[] runArguments(long handle) {
+        return new Object[]{handle, httpVersion, method, scheme, path, rawPath, queryString, rootPath, headers, client, server};
     }
 
-    static Map<String, Object> http(RequestHead head, AsgiConfig config) {
+    static Scope http(RequestHead head, AsgiConfig config) {
         String uri = head.uri();
         int question = uri.indexOf('?');
         String rawPath = question < 0 ? uri : uri.substring(0, question);
@@ -37,26 +38,45 @@ final class Scope {
             int slash = rawPath.indexOf('/', rawPath.indexOf("//") + 2);
             rawPath = slash < 0 ? "/" : rawPath.substring(slash);
         }
-        List<Object[]> headers = new ArrayList<>(head.headers().size());
-        for (String[] header : head.headers()) {
-            headers.add(new Object[]{latin1(header[0].toLowerCase(Locale.ROOT)), latin1(header[1])});
+        Object[] server = head.socketPath() != null ? new Object[]{head.socketPath(), null} : address(head.server());
+        Scope scope = new Scope(head.httpVersion().substring(5), head.method(), "http", config.rootPath() + percentDecode(rawPath),
+                latin1(rawPath), latin1(query), config.rootPath(), headers(head.headers()), address(head.client()), server);
+        return ProxyHeaders.apply(scope, head, config);
+    }
+
+    private static Object headers(List<String[]> headers) {
+        int size = 0;
+        for (String[] header : headers) {
+            if (header[1].indexOf(0) >= 0) {
+                return pairs(headers);
+            }
+            size += header[0].length() + header[1].length() + 2;
         }
-        Map<String, Object> scope = new LinkedHashMap<>();
-        scope.put("type", "http");
-        scope.put("asgi", ASGI);
-        scope.put("http_version", head.httpVersion().substring(5));
-        scope.put("method", head.method());
-        scope.put("scheme", "http");
-        scope.put("path", config.rootPath() + percentDecode(rawPath));
-        scope.put("raw_path", latin1(rawPath));
-        scope.put("query_string", latin1(query));
-        scope.put("root_path", config.rootPath());
-        scope.put("headers", headers);
-        scope.put("client", address(head.client()));
-        scope.put("server", head.socketPath() != null ? new Object[]{head.socketPath(), null} : address(head.server()));
-        scope.put("extensions", EXTENSIONS);
-        ProxyHeaders.apply(scope, head, config);
-        return scope;
+        byte[] blob = new byte[size];
+        int at = 0;
+        for (String[] header : headers) {
+            at = put(blob, at, header[0], true);
+            at = put(blob, at, header[1], false);
+        }
+        return blob;
+    }
+
+    /** Writes {@code text} as ISO-8859-1 (lower-cased for a name) and a NUL; returns the next index. */
+    private static int put(byte[] blob, int at, String text, boolean lowerCase) {
+        for (int i = 0; i < text.length(); i++) {
+            char c = text.charAt(i);
+            blob[at++] = (byte) (lowerCase && c >= 'A' && c <= 'Z' ? c + ('a' - 'A') : c);
+        }
+        blob[at++] = 0;
+        return at;
+    }
+
+    private static List<Object[]> pairs(List<String[]> headers) {
+        List<Object[]> pairs = new ArrayList<>(headers.size());
+        for (String[] header : headers) {
+            pairs.add(new Object[]{latin1(header[0].toLowerCase(Locale.ROOT)), latin1(header[1])});
+        }
+        return pairs;
     }
 
     static Object[] address(InetSocketAddress address) {
