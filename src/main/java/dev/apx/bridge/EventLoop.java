@@ -204,6 +204,9 @@ final class EventLoop implements AutoCloseable {
             if (since == 0 || readyLengthOwner == null || System.nanoTime() - since < STALL_AFTER_NANOS) {
                 continue;
             }
+            if (readyLengthOwner.storedSize() == 0 && scheduled.storedSize() == 0) {
+                continue; // nothing queued: no need to take the GIL from the threads serving requests
+            }
             boolean stalled = interpreter.call(gil -> {
                 if (selectingSince != since) {
                     return false; // the loop woke up meanwhile
@@ -267,9 +270,9 @@ final class EventLoop implements AutoCloseable {
         return epoch;
     }
 
-    /** Sizes of {@code loop._ready} and {@code loop._scheduled}, to tell whether a caller's drive queued loop work. */
+    /** Sizes of {@code loop._ready} and {@code loop._scheduled} (exact: the caller holds {@code gil}), to tell whether a caller's drive queued loop work. */
     long queuedWork(Gil gil) {
-        return readyLengthOwner == null ? 0 : readyLengthOwner.len(gil) * 1_000_000L + scheduled.len(gil);
+        return readyLengthOwner == null ? 0 : readyLengthOwner.storedSize() * 1_000_000L + scheduled.storedSize();
     }
 
     /** Runs {@code action} on the loop thread. */

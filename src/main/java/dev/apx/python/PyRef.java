@@ -147,6 +147,19 @@ public final class PyRef implements AutoCloseable {
         return size;
     }
 
+    /**
+     * A list's {@code ob_size} read straight from memory, without a C-API call: exact under the
+     * GIL; without it (a watcher deciding whether to take the GIL) possibly stale. The caller
+     * keeps this reference open.
+     */
+    public long storedSize() {
+        long a = owner.address;
+        if (a == 0) {
+            throw new IllegalStateException("apx: PyRef used after close");
+        }
+        return Globals.sizeUnlocked(a);
+    }
+
     /** {@code bool(obj)} */
     public boolean isTrue(Gil gil) {
         int truth = CApi.PyObject_IsTrue(address(gil));

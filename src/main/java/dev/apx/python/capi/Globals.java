@@ -40,6 +40,14 @@ public final class Globals {
         return ALL.get(JAVA_LONG, object + OB_TYPE_OFFSET);
     }
 
+    /**
+     * {@code Py_SIZE(o)} read without the GIL: a list's length as some recent moment saw it
+     * (one aligned word, so never torn). Only for heuristics that confirm under the GIL.
+     */
+    public static long sizeUnlocked(long varObject) {
+        return ALL.get(JAVA_LONG, varObject + OB_TYPE_OFFSET + 8);
+    }
+
     /** Reads a {@code PyObject*} stored at {@code address} (e.g. an out-parameter). */
     public static long readPointer(long address) {
         return ALL.get(JAVA_LONG, address);
