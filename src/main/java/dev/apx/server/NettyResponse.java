@@ -3,6 +3,7 @@ package dev.apx.server;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelPromise;
 import io.netty.channel.DefaultFileRegion;
 import io.netty.handler.codec.http.DefaultHttpContent;
 import io.netty.handler.codec.http.DefaultHttpResponse;
@@ -38,6 +39,7 @@ final class NettyResponse implements Response {
     private boolean keepAlive;
     private boolean noBody;
     private boolean trailersPending;
+    private Object unsentHead; // off the event loop: the head, to go out in one task with the first body write
 
     NettyResponse(Channel channel, HttpRequest request, boolean keepAlive, ExchangeHandler handler, ServerConfig config) {
         this.channel = channel;
@@ -80,7 +82,52 @@ final class NettyResponse implements Response {
             Log.access("%s - \"%s %s HTTP/%s\" %d".formatted(clientOf(channel), request.method(), request.uri(),
                     request.protocolVersion().text().substring(5), status));
         }
-        channel.write(response);
+        if (channel.eventLoop().inEventLoop()) {
+            channel.write(response); // flushed with the body
+        } else {
+            unsentHead = response;
+        }
+    }
+
+    /**
+     * A write before the end of the body, flushed if asked. Off the event loop this goes through
+     * Netty's own task per message, which counts the bytes at once, so {@link #isWritable} holds
+     * back an app that sends faster than the client reads.
+     */
+    private void writeMiddle(Object content, boolean flush) {
+        Object head = unsentHead;
+        unsentHead = null;
+        if (head != null) {
+            channel.write(head);
+        }
+        if (content != null) {
+            channel.write(content);
+        }
+        if (flush) {
+            channel.flush();
+        }
+    }
+
+    /** The end of the response: off the event loop one task for head, content and end, not three. */
+    private ChannelFuture writeEnd(Object content, LastHttpContent last) {
+        Object head = unsentHead;
+        unsentHead = null;
+        if (channel.eventLoop().inEventLoop()) {
+            return writeEndNow(head, content, last, channel.newPromise());
+        }
+        ChannelPromise done = channel.newPromise();
+        channel.eventLoop().execute(() -> writeEndNow(head, content, last, done));
+        return done;
+    }
+
+    private ChannelFuture writeEndNow(Object head, Object content, LastHttpContent last, ChannelPromise done) {
+        if (head != null) {
+            channel.write(head);
+        }
+        if (content != null) {
+            channel.write(content);
+        }
+        return channel.writeAndFlush(last, done);
     }
 
     private static String clientOf(Channel channel) {
@@ -90,26 +137,25 @@ final class NettyResponse implements Response {
 
     @Override
     public void body(byte[] data, boolean more) {
-        if (!noBody && data.length > 0) {
-            channel.write(new DefaultHttpContent(Unpooled.wrappedBuffer(data)));
-        }
-        if (more) {
-            channel.flush();
-        } else if (!trailersPending) {
-            end(LastHttpContent.EMPTY_LAST_CONTENT);
+        Object content = !noBody && data.length > 0 ? new DefaultHttpContent(Unpooled.wrappedBuffer(data)) : null;
+        if (more || trailersPending) {
+            writeMiddle(content, true);
         } else {
-            channel.flush();
+            end(content, LastHttpContent.EMPTY_LAST_CONTENT);
         }
     }
 
     @Override
     public void file(Path path) throws IOException {
+        Object region = null;
         if (!noBody) {
             FileChannel file = FileChannel.open(path, StandardOpenOption.READ);
-            channel.write(new DefaultFileRegion(file, 0, file.size()));
+            region = new DefaultFileRegion(file, 0, file.size());
         }
-        if (!trailersPending) {
-            end(LastHttpContent.EMPTY_LAST_CONTENT);
+        if (trailersPending) {
+            writeMiddle(region, false);
+        } else {
+            end(region, LastHttpContent.EMPTY_LAST_CONTENT);
         }
     }
 
@@ -119,13 +165,12 @@ final class NettyResponse implements Response {
         for (String[] header : headers) {
             last.trailingHeaders().add(header[0], header[1]);
         }
-        end(noBody ? LastHttpContent.EMPTY_LAST_CONTENT : last);
+        end(null, noBody ? LastHttpContent.EMPTY_LAST_CONTENT : last);
     }
 
-    private void end(LastHttpContent last) {
+    private void end(Object content, LastHttpContent last) {
         boolean reuse = keepAlive;
-        ChannelFuture written = channel.writeAndFlush(last);
-        written.addListener(f -> channel.eventLoop().execute(() -> handler.responseDone(this, reuse && f.isSuccess())));
+        writeEnd(content, last).addListener(f -> channel.eventLoop().execute(() -> handler.responseDone(this, reuse && f.isSuccess())));
     }
 
     @Override
@@ -148,6 +193,7 @@ final class NettyResponse implements Response {
 
     @Override
     public void abort() {
+        unsentHead = null;
         channel.eventLoop().execute(channel::close);
     }
 }
