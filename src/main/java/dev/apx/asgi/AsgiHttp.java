@@ -45,6 +45,10 @@ public final class AsgiHttp implements HttpApp, AutoCloseable {
     public Exchange open(RequestHead head, Response response) {
         HttpCycle cycle = new HttpCycle(this, response);
         Map<String, Object> scope = Scope.http(head, config);
+        String forwardedClient = ProxyHeaders.apply(scope, head, config);
+        if (forwardedClient != null) {
+            response.logClientAs(forwardedClient);
+        }
         Request request = bridge.start((gil, started) -> invoke(gil, cycle, scope),
                 (gil, done, result, error) -> cycle.completed(error));
         cycle.started(request);

@@ -126,15 +126,15 @@ final class HttpCycle implements Exchange {
                         } catch (IOException e) {
                             throw new Messages.Invalid("cannot send file " + path + ": " + e.getMessage());
                         }
-                        return null;
+                    } else {
+                        expect(type, "http.response.body");
+                        byte[] chunk = Messages.bytes(fields, "body");
+                        boolean more = Messages.flag(fields, "more_body");
+                        if (!more) {
+                            phase = trailersExpected ? Phase.TRAILERS : Phase.DONE;
+                        }
+                        response.body(chunk, more);
                     }
-                    expect(type, "http.response.body");
-                    byte[] chunk = Messages.bytes(fields, "body");
-                    boolean more = Messages.flag(fields, "more_body");
-                    if (!more) {
-                        phase = trailersExpected ? Phase.TRAILERS : Phase.DONE;
-                    }
-                    response.body(chunk, more);
                 }
                 case TRAILERS -> {
                     expect(type, "http.response.trailers");
@@ -205,6 +205,13 @@ final class HttpCycle implements Exchange {
             Futures.resolve(app.bridge(), pendingReceive, DISCONNECT);
             pendingReceive = null;
         } else if (request != null && !request.isFinished() && phase != Phase.DONE) {
+            app.bridge().cancel(request);
+        }
+    }
+
+    @Override
+    public synchronized void cancel() {
+        if (request != null && !request.isFinished()) {
             app.bridge().cancel(request);
         }
     }

@@ -55,7 +55,6 @@ final class Scope {
         scope.put("client", address(head.client()));
         scope.put("server", head.socketPath() != null ? new Object[]{head.socketPath(), null} : address(head.server()));
         scope.put("extensions", EXTENSIONS);
-        ProxyHeaders.apply(scope, head, config);
         return scope;
     }
 

@@ -13,4 +13,7 @@ public interface Exchange {
 
     /** The socket became writable again after {@link Response#isWritable()} returned false. */
     void writable();
+
+    /** The server stops without waiting any longer (graceful shutdown timeout): cancel the app. */
+    void cancel();
 }

@@ -24,7 +24,9 @@ import java.util.Locale;
 /**
  * A {@link Response} written to a Netty channel. Framing follows Uvicorn: the app's
  * {@code content-length} when given, else chunked on HTTP/1.1 and close-delimited on HTTP/1.0;
- * nothing after the headers for HEAD, 1xx, 204 and 304.
+ * nothing after the headers for HEAD, 1xx, 204 and 304. An HTTP/1.0 request with
+ * {@code Connection: keep-alive} and a response of known length keeps the connection and says so
+ * (Uvicorn closes every HTTP/1.0 connection).
  *
  * <p>Threads: called by the app side (any thread, one at a time); Netty queues writes made off the
  * event loop in order. The end of the response is reported to {@link ExchangeHandler} on the loop.
@@ -38,6 +40,7 @@ final class NettyResponse implements Response {
     private boolean keepAlive;
     private boolean noBody;
     private boolean trailersPending;
+    private volatile String logClient;
 
     NettyResponse(Channel channel, HttpRequest request, boolean keepAlive, ExchangeHandler handler, ServerConfig config) {
         this.channel = channel;
@@ -73,11 +76,15 @@ final class NettyResponse implements Response {
             }
         }
         trailersPending = trailers && !noBody;
-        if (!keepAlive && !out.contains("connection")) {
-            out.add("connection", "close");
+        if (!out.contains("connection")) {
+            if (!keepAlive) {
+                out.add("connection", "close");
+            } else if (!request.protocolVersion().equals(HttpVersion.HTTP_1_1)) {
+                out.add("connection", "keep-alive"); // an HTTP/1.0 client closes unless told otherwise
+            }
         }
         if (config.accessLog()) {
-            Log.access("%s - \"%s %s HTTP/%s\" %d".formatted(clientOf(channel), request.method(), request.uri(),
+            Log.access("%s - \"%s %s HTTP/%s\" %d".formatted(logClient != null ? logClient : clientOf(channel), request.method(), request.uri(),
                     request.protocolVersion().text().substring(5), status));
         }
         channel.write(response);
@@ -126,6 +133,11 @@ final class NettyResponse implements Response {
         boolean reuse = keepAlive;
         ChannelFuture written = channel.writeAndFlush(last);
         written.addListener(f -> channel.eventLoop().execute(() -> handler.responseDone(this, reuse && f.isSuccess())));
+    }
+
+    @Override
+    public void logClientAs(String hostAndPort) {
+        logClient = hostAndPort;
     }
 
     @Override

@@ -19,6 +19,9 @@ public interface Response {
 
     void trailers(List<String[]> headers);
 
+    /** The client the access log names instead of the peer (from a trusted proxy's header); before {@link #start}. */
+    void logClientAs(String hostAndPort);
+
     /** False while the connection's outbound buffer is above its high-water mark. */
     boolean isWritable();
 
