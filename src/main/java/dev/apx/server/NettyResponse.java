@@ -68,20 +68,21 @@ final class NettyResponse implements Response {
             out.add(header[0], header[1]);
         }
         noBody = head || status < 200 || status == 204 || status == 304;
-        if (!length && !encoding && !noBody) {
-            if (request.protocolVersion().equals(HttpVersion.HTTP_1_1)) {
-                out.add("transfer-encoding", "chunked");
-            } else {
-                keepAlive = false;
-            }
+        boolean http11 = request.protocolVersion().equals(HttpVersion.HTTP_1_1);
+        boolean unframed = !length && !encoding && !noBody;
+        if (unframed && !http11) {
+            keepAlive = false; // the close ends the body
         }
         trailersPending = trailers && !noBody;
-        if (!out.contains("connection")) {
+        if (!out.contains("connection")) { // before transfer-encoding, in Uvicorn's order
             if (!keepAlive) {
                 out.add("connection", "close");
-            } else if (!request.protocolVersion().equals(HttpVersion.HTTP_1_1)) {
+            } else if (!http11) {
                 out.add("connection", "keep-alive"); // an HTTP/1.0 client closes unless told otherwise
             }
+        }
+        if (unframed && http11) {
+            out.add("transfer-encoding", "chunked");
         }
         if (config.accessLog()) {
             Log.access("%s - \"%s %s HTTP/%s\" %d".formatted(logClient != null ? logClient : clientOf(channel), request.method(), request.uri(),
