@@ -150,6 +150,7 @@ class CommandLineIT {
                         await send({"type": "lifespan.shutdown.complete"})
                         return
                     try:
+                        print("request started", flush=True)
                         await asyncio.sleep(3600)
                     except asyncio.CancelledError:
                         seen.append("CancelledError")
@@ -167,7 +168,7 @@ class CommandLineIT {
                 return e.toString();
             }
         });
-        Thread.sleep(500); // the request is in flight
+        served.awaitStdout("request started");
         Result result = served.stop();
 
         assertThat(result.exitCode()).as(result.stderr()).isZero();
@@ -347,6 +348,17 @@ class CommandLineIT {
             java.net.http.HttpRequest.Builder request = java.net.http.HttpRequest.newBuilder(java.net.URI.create("http://127.0.0.1:" + port + path));
             headers.forEach(request::header);
             return client.send(request.build(), java.net.http.HttpResponse.BodyHandlers.ofString());
+        }
+
+        /** Waits until the app has printed {@code text}. */
+        void awaitStdout(String text) throws IOException, InterruptedException {
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(TIMEOUT_SECONDS);
+            while (!Files.readString(stdout).contains(text)) {
+                if (System.nanoTime() > deadline || !process.isAlive()) {
+                    fail("the app did not print %s; stderr:%n%s", text, Files.readString(stderr));
+                }
+                Thread.sleep(20);
+            }
         }
 
         /** SIGTERM, then waits for the exit. */
