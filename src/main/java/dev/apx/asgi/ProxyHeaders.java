@@ -22,7 +22,7 @@ final class ProxyHeaders {
     /** Rewrites {@code scope}'s scheme and client; returns the new client as "host:port" for the access log, or null. */
     static String apply(Map<String, Object> scope, RequestHead head, AsgiConfig config) {
         TrustedHosts trusted = config.forwardedAllowIps();
-        if (!config.proxyHeaders() || head.client() == null || !trusted.contains(head.client().getAddress().getHostAddress())) {
+        if (!config.proxyHeaders() || head.client() == null || !trusted.contains(head.client().getAddress())) {
             return null;
         }
         String proto = null;

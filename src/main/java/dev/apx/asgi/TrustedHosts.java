@@ -70,10 +70,12 @@ public final class TrustedHosts {
             return false;
         }
         InetAddress address = literal(host);
-        if (address == null) {
-            return literals.contains(host);
-        }
-        return addresses.contains(address) || networks.stream().anyMatch(n -> n.contains(address));
+        return address == null ? literals.contains(host) : contains(address);
+    }
+
+    /** True for a trusted peer address. */
+    public boolean contains(InetAddress address) {
+        return everyone || addresses.contains(address) || networks.stream().anyMatch(n -> n.contains(address));
     }
 
     boolean everyone() {

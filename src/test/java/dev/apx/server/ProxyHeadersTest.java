@@ -65,6 +65,7 @@ class ProxyHeadersTest {
 
         assertThat(defaults.contains("127.0.0.1")).isTrue();
         assertThat(defaults.contains("0:0:0:0:0:0:0:1")).as("::1 written out").isTrue();
+        assertThat(defaults.contains(java.net.InetAddress.getLoopbackAddress())).isTrue();
         assertThat(defaults.contains("127.0.0.2")).isFalse();
         assertThat(defaults.contains("localhost")).as("names are never resolved").isFalse();
         assertThat(TrustedHosts.parse("10.0.0.0/8, unix:/run/proxy.sock").contains("unix:/run/proxy.sock")).isTrue();
