@@ -37,10 +37,10 @@ final class NettyResponse implements Response {
     private final ExchangeHandler handler;
     private final ServerConfig config;
     private final boolean head;
+    private volatile String logClient; // the access log's client when a proxy names it, else null
     private boolean keepAlive;
     private boolean noBody;
     private boolean trailersPending;
-    private volatile String logClient;
 
     NettyResponse(Channel channel, HttpRequest request, boolean keepAlive, ExchangeHandler handler, ServerConfig config) {
         this.channel = channel;
@@ -91,6 +91,11 @@ final class NettyResponse implements Response {
         channel.write(response);
     }
 
+    @Override
+    public void logClientAs(String hostAndPort) {
+        logClient = hostAndPort;
+    }
+
     private static String clientOf(Channel channel) {
         return channel.remoteAddress() instanceof java.net.InetSocketAddress address
                 ? address.getAddress().getHostAddress() + ":" + address.getPort() : "unix";
@@ -134,11 +139,6 @@ final class NettyResponse implements Response {
         boolean reuse = keepAlive;
         ChannelFuture written = channel.writeAndFlush(last);
         written.addListener(f -> channel.eventLoop().execute(() -> handler.responseDone(this, reuse && f.isSuccess())));
-    }
-
-    @Override
-    public void logClientAs(String hostAndPort) {
-        logClient = hostAndPort;
     }
 
     @Override
