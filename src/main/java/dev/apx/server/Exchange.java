@@ -15,5 +15,7 @@ public interface Exchange {
     void writable();
 
     /** The server stops without waiting any longer (graceful shutdown timeout): cancel the app. */
-    void cancel();
+    default void cancel() {
+        // an exchange with nothing running has nothing to cancel
+    }
 }
