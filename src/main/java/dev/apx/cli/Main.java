@@ -70,7 +70,7 @@ public final class Main implements Callable<Integer> {
     int timeoutKeepAlive;
 
     @Option(names = "--timeout-graceful-shutdown", paramLabel = "SECONDS",
-            description = "How long to wait for in-flight requests on shutdown. Default: no limit.")
+            description = "How long to wait for in-flight requests on shutdown before cancelling them. Default: no limit.")
     Integer timeoutGracefulShutdown;
 
     @Option(names = "--limit-concurrency", paramLabel = "N", description = "Answer 503 beyond this many requests in flight.")
