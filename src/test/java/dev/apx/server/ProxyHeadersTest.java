@@ -60,7 +60,7 @@ class ProxyHeadersTest {
     }
 
     @Test
-    void ipv6LoopbackIsTrustedByTheDefault() {
+    void trustedHostsCompareAddressesAndNetworksAndNeverResolveNames() {
         TrustedHosts defaults = AsgiConfig.defaults().forwardedAllowIps();
 
         assertThat(defaults.contains("127.0.0.1")).isTrue();
