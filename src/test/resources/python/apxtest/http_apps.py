@@ -16,7 +16,8 @@ async def app(scope, receive, send):
             else:
                 await send({"type": "lifespan.shutdown.complete"})
                 return
-    await ROUTES.get(scope["path"], not_found)(scope, receive, send)
+    route = ROUTES.get(scope["path"]) or (path_json if scope["path"].startswith("/path/") else not_found)
+    await route(scope, receive, send)
 
 
 async def respond(send, status, body, headers=()):
@@ -150,10 +151,54 @@ async def no_content(scope, receive, send):
     await send({"type": "http.response.body", "body": b""})
 
 
+async def path_json(scope, receive, send):
+    shown = {k: scope[k] for k in ("method", "http_version", "path", "raw_path", "query_string", "root_path")}
+    await respond(send, 200, json.dumps(_plain(shown)).encode())
+
+
+async def headers_json(scope, receive, send):
+    body = await read_body(receive)
+    await respond(send, 200, json.dumps({"headers": _plain(scope["headers"]), "body": len(body)}).encode())
+
+
+async def client(scope, receive, send):
+    host, port = scope["client"]
+    await respond(send, 200, f"{scope['scheme']} {host}:{port}".encode())
+
+
+async def status(scope, receive, send):
+    """The status from the query string, an empty body and no framing header: the server frames it."""
+    await send({"type": "http.response.start", "status": int(scope["query_string"]), "headers": [(b"x-status", b"yes")]})
+    await send({"type": "http.response.body", "body": b""})
+
+
+async def delay(scope, receive, send):
+    await read_body(receive)
+    await asyncio.sleep(float(scope["query_string"]))
+    await respond(send, 200, b"slept")
+
+
+async def pathsend_listen(scope, receive, send):
+    """A task waits in receive() while the file goes out; it must then get http.disconnect."""
+    await read_body(receive)
+    listener = asyncio.ensure_future(receive())
+    await asyncio.sleep(0)
+    path = os.path.join(os.path.dirname(__file__), "pathsend.txt")
+    await send({"type": "http.response.start", "status": 200,
+                "headers": [(b"content-length", str(os.path.getsize(path)).encode())]})
+    await send({"type": "http.response.pathsend", "path": path})
+    try:
+        message = await asyncio.wait_for(listener, 5)
+        events.append("after pathsend: " + message["type"])
+    except asyncio.TimeoutError:
+        events.append("after pathsend: receive() still waiting")
+
+
 ROUTES = {
     "/echo": echo, "/echo-length": echo_length, "/scope": scope_json, "/stream": stream, "/big": big,
     "/raise-before": raise_before, "/raise-after": raise_after, "/no-response": no_response,
     "/body-first": body_first, "/bad-status": bad_status, "/bad-headers": bad_headers,
     "/trailers": trailers, "/wait-disconnect": wait_disconnect, "/sleep": sleep_forever,
     "/events": show_events, "/pathsend": pathsend, "/no-content": no_content,
+    "/headers": headers_json, "/client": client, "/status": status, "/delay": delay, "/pathsend-listen": pathsend_listen,
 }

@@ -1,16 +1,14 @@
 package dev.apx.asgi;
 
-import java.util.List;
-
 /**
  * The ASGI layer's settings.
  *
  * @param rootPath          the scope's root_path (--root-path)
  * @param proxyHeaders      trust X-Forwarded-Proto/For from {@code forwardedAllowIps}
- * @param forwardedAllowIps client addresses trusted for proxy headers ("*" for all)
+ * @param forwardedAllowIps peers trusted for proxy headers
  */
-public record AsgiConfig(String rootPath, boolean proxyHeaders, List<String> forwardedAllowIps) {
+public record AsgiConfig(String rootPath, boolean proxyHeaders, TrustedHosts forwardedAllowIps) {
     public static AsgiConfig defaults() {
-        return new AsgiConfig("", true, List.of("127.0.0.1"));
+        return new AsgiConfig("", true, TrustedHosts.parse("127.0.0.1,::1"));
     }
 }

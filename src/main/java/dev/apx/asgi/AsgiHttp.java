@@ -69,7 +69,12 @@ public final class AsgiHttp implements HttpApp, AutoCloseable {
         long handle = handles.incrementAndGet();
         HttpCycle cycle = new HttpCycle(bridge, response);
         cycles.put(handle, cycle);
-        Object[] arguments = Scope.http(head, config).runArguments(handle);
+        Scope direct = Scope.http(head, config);
+        Scope scope = ProxyHeaders.apply(direct, head, config);
+        if (scope.client() != direct.client()) {
+            response.logClientAs(scope.client()[0] + ":" + scope.client()[1]);
+        }
+        Object[] arguments = scope.runArguments(handle);
         Request request = bridge.start((gil, started) -> run.call(gil, arguments),
                 (gil, done, result, error) -> {
                     cycles.remove(handle);

@@ -263,6 +263,13 @@ final class HttpCycle implements Exchange {
     }
 
     @Override
+    public synchronized void cancel() {
+        if (request != null && !request.isFinished()) {
+            bridge.cancel(request);
+        }
+    }
+
+    @Override
     public synchronized void writable() {
         if (pendingSend != null) {
             Futures.resolve(bridge, pendingSend, null);

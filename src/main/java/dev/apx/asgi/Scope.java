@@ -39,9 +39,8 @@ record Scope(String httpVersion, String method, String scheme, String path, byte
             rawPath = slash < 0 ? "/" : rawPath.substring(slash);
         }
         Object[] server = head.socketPath() != null ? new Object[]{head.socketPath(), null} : address(head.server());
-        Scope scope = new Scope(head.httpVersion().substring(5), head.method(), "http", config.rootPath() + percentDecode(rawPath),
+        return new Scope(head.httpVersion().substring(5), head.method(), "http", config.rootPath() + percentDecode(rawPath),
                 latin1(rawPath), latin1(query), config.rootPath(), headers(head.headers()), address(head.client()), server);
-        return ProxyHeaders.apply(scope, head, config);
     }
 
     private static Object headers(List<String[]> headers) {

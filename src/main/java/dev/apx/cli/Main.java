@@ -2,6 +2,7 @@ package dev.apx.cli;
 
 import dev.apx.asgi.AsgiConfig;
 import dev.apx.asgi.Lifespan;
+import dev.apx.asgi.TrustedHosts;
 import dev.apx.bridge.LoopKind;
 import dev.apx.python.PythonException;
 import dev.apx.python.PythonSetupException;
@@ -13,8 +14,6 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
 import java.nio.file.Path;
-import java.util.Arrays;
-import java.util.List;
 import java.util.concurrent.Callable;
 
 /**
@@ -46,13 +45,13 @@ public final class Main implements Callable<Integer> {
     @Option(names = "--uds", paramLabel = "PATH", description = "Bind to a Unix domain socket.")
     Path uds;
 
-    @Option(names = "--loop", defaultValue = "auto", paramLabel = "[auto|asyncio|uvloop]",
-            description = "Event loop implementation. Default: ${DEFAULT-VALUE}.")
-    String loop;
+    @Option(names = "--loop", defaultValue = "auto", paramLabel = "[auto|asyncio|uvloop]", converter = Choice.Loop.class,
+            description = "Event loop implementation. Default: auto.")
+    LoopKind loop;
 
-    @Option(names = "--lifespan", defaultValue = "auto", paramLabel = "[auto|on|off]",
-            description = "Lifespan implementation. Default: ${DEFAULT-VALUE}.")
-    String lifespan;
+    @Option(names = "--lifespan", defaultValue = "auto", paramLabel = "[auto|on|off]", converter = Choice.LifespanMode.class,
+            description = "Lifespan implementation. Default: auto.")
+    Lifespan.Mode lifespan;
 
     @Option(names = "--root-path", defaultValue = "", description = "The ASGI root_path for an app mounted below a path prefix.")
     String rootPath;
@@ -62,7 +61,8 @@ public final class Main implements Callable<Integer> {
     boolean proxyHeaders;
 
     @Option(names = "--forwarded-allow-ips", paramLabel = "IPS",
-            description = "Comma-separated addresses trusted for proxy headers, or '*'. Default: $FORWARDED_ALLOW_IPS or 127.0.0.1.")
+            description = "Comma-separated addresses or networks (CIDR) trusted for proxy headers, or '*'. "
+                    + "Default: $FORWARDED_ALLOW_IPS or 127.0.0.1,::1.")
     String forwardedAllowIps;
 
     @Option(names = "--timeout-keep-alive", defaultValue = "5", paramLabel = "SECONDS",
@@ -70,7 +70,7 @@ public final class Main implements Callable<Integer> {
     int timeoutKeepAlive;
 
     @Option(names = "--timeout-graceful-shutdown", paramLabel = "SECONDS",
-            description = "How long to wait for in-flight requests on shutdown. Default: no limit.")
+            description = "How long to wait for in-flight requests on shutdown before cancelling them. Default: no limit.")
     Integer timeoutGracefulShutdown;
 
     @Option(names = "--limit-concurrency", paramLabel = "N", description = "Answer 503 beyond this many requests in flight.")
@@ -80,8 +80,8 @@ public final class Main implements Callable<Integer> {
     int backlog;
 
     @Option(names = "--log-level", defaultValue = "info", paramLabel = "[critical|error|warning|info|debug|trace]",
-            description = "Log level. Default: ${DEFAULT-VALUE}.")
-    String logLevel;
+            converter = Choice.LogLevel.class, description = "Log level. Default: info.")
+    Log.Level logLevel;
 
     @Option(names = "--access-log", negatable = true, defaultValue = "true", fallbackValue = "true",
             description = "Log one line per request. Default: on.")
@@ -105,13 +105,25 @@ public final class Main implements Callable<Integer> {
     public static void main(String[] args) {
         CommandLine commandLine = new CommandLine(new Main());
         commandLine.setDefaultValueProvider(new EnvDefaults(System.getenv()));
+        commandLine.setParameterExceptionHandler(Main::usageError);
         System.exit(commandLine.execute(args));
+    }
+
+    /** As click does for Uvicorn: a short usage, a hint and the error, exit 2 (not the whole help). */
+    private static int usageError(CommandLine.ParameterException e, String[] args) {
+        java.io.PrintWriter err = e.getCommandLine().getErr();
+        err.println("Usage: apx [OPTIONS] APP");
+        err.println("Try 'apx --help' for help.");
+        err.println();
+        err.println("Error: " + e.getMessage());
+        err.flush();
+        return CommandLine.ExitCode.USAGE;
     }
 
     @Override
     public Integer call() {
         try {
-            Log.setLevel(level(logLevel));
+            Log.setLevel(logLevel);
             AppLoader.checkSpec(app);
             return new Serve(this).run();
         } catch (PythonSetupException | IllegalArgumentException | java.io.UncheckedIOException e) {
@@ -132,30 +144,8 @@ public final class Main implements Callable<Integer> {
 
     AsgiConfig asgiConfig() {
         String ips = forwardedAllowIps != null ? forwardedAllowIps
-                : System.getenv().getOrDefault("FORWARDED_ALLOW_IPS", "127.0.0.1");
-        List<String> allowed = Arrays.stream(ips.split(",")).map(String::strip).filter(s -> !s.isEmpty()).toList();
-        return new AsgiConfig(rootPath, proxyHeaders, allowed);
+                : System.getenv().getOrDefault("FORWARDED_ALLOW_IPS", "127.0.0.1,::1");
+        return new AsgiConfig(rootPath, proxyHeaders, TrustedHosts.parse(ips));
     }
 
-    LoopKind loopKind() {
-        return choice(LoopKind.class, "--loop", loop);
-    }
-
-    Lifespan.Mode lifespanMode() {
-        return choice(Lifespan.Mode.class, "--lifespan", lifespan);
-    }
-
-    private static Log.Level level(String name) {
-        return choice(Log.Level.class, "--log-level", name);
-    }
-
-    private static <E extends Enum<E>> E choice(Class<E> type, String option, String value) {
-        for (E constant : type.getEnumConstants()) {
-            if (constant.name().equalsIgnoreCase(value)) {
-                return constant;
-            }
-        }
-        throw new IllegalArgumentException("invalid value for " + option + ": '" + value + "' (choose from "
-                + Arrays.stream(type.getEnumConstants()).map(c -> c.name().toLowerCase(java.util.Locale.ROOT)).toList() + ")");
-    }
 }

@@ -21,10 +21,11 @@ import java.util.concurrent.CountDownLatch;
 
 /**
  * One run of the server, in Uvicorn's order: load the app, lifespan startup, bind and serve until
- * SIGINT/SIGTERM, stop accepting, drain in-flight requests (up to the graceful timeout), lifespan
- * shutdown, exit 0. Java owns the signals (Python is embedded without its handlers).
+ * SIGINT/SIGTERM, stop accepting, drain in-flight requests (up to the graceful timeout, then cancel
+ * them: CancelledError in the app), lifespan shutdown, exit 0. Java owns the signals (Python is embedded without its handlers).
  */
 final class Serve {
+    private static final Duration CANCELLED_GRACE = Duration.ofSeconds(5);
     private final Main options;
 
     Serve(Main options) {
@@ -47,9 +48,9 @@ final class Serve {
         Signal.handle(new Signal("INT"), signal -> stop.countDown());
         Signal.handle(new Signal("TERM"), signal -> stop.countDown());
 
-        Bridge bridge = Bridge.start(interpreter, BridgeConfig.defaults().withLoop(options.loopKind()));
+        Bridge bridge = Bridge.start(interpreter, BridgeConfig.defaults().withLoop(options.loop));
         PyRef state = interpreter.call(gil -> gil.dict(Map.of()));
-        Lifespan lifespan = new Lifespan(bridge, app, state, options.lifespanMode());
+        Lifespan lifespan = new Lifespan(bridge, app, state, options.lifespan);
         try {
             lifespan.startup();
         } catch (Lifespan.StartupFailed e) {
@@ -81,7 +82,9 @@ final class Serve {
             Duration grace = options.timeoutGracefulShutdown == null ? Duration.ofDays(365)
                     : Duration.ofSeconds(options.timeoutGracefulShutdown);
             if (!server.drain(grace)) {
-                Log.error("Cancel " + server.inFlight() + " running request(s), timeout graceful shutdown exceeded");
+                Log.error("Cancel " + server.inFlight() + " running task(s), timeout graceful shutdown exceeded");
+                server.cancelInFlight();
+                server.drain(CANCELLED_GRACE); // their 500s or closes go out; an app that ignores the cancel is not waited for
             }
             server.close();
             lifespan.shutdown(30);

@@ -16,7 +16,8 @@ final class ErrorResponses {
     }
 
     static void sendAndClose(Channel channel, HttpResponseStatus status, ServerConfig config) {
-        byte[] body = status.reasonPhrase().getBytes(StandardCharsets.US_ASCII);
+        String text = status.equals(HttpResponseStatus.BAD_REQUEST) ? "Invalid HTTP request received." : status.reasonPhrase(); // Uvicorn's words
+        byte[] body = text.getBytes(StandardCharsets.US_ASCII);
         FullHttpResponse response = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, status, Unpooled.wrappedBuffer(body));
         DefaultHeaders.add(response.headers(), config);
         response.headers()

@@ -13,4 +13,9 @@ public interface Exchange {
 
     /** The socket became writable again after {@link Response#isWritable()} returned false. */
     void writable();
+
+    /** The server stops without waiting any longer (graceful shutdown timeout): cancel the app. */
+    default void cancel() {
+        // an exchange with nothing running has nothing to cancel
+    }
 }

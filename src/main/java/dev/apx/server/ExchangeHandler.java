@@ -221,6 +221,12 @@ final class ExchangeHandler extends ChannelInboundHandlerAdapter {
             }
             return;
         }
+        if (event == CancelEvent.INSTANCE) {
+            if (current != null) {
+                current.cancel();
+            }
+            return;
+        }
         context.fireUserEventTriggered(event);
     }
 

@@ -25,7 +25,9 @@ import java.util.Locale;
 /**
  * A {@link Response} written to a Netty channel. Framing follows Uvicorn: the app's
  * {@code content-length} when given, else chunked on HTTP/1.1 and close-delimited on HTTP/1.0;
- * nothing after the headers for HEAD, 1xx, 204 and 304.
+ * nothing after the headers for HEAD, 1xx, 204 and 304. An HTTP/1.0 request with
+ * {@code Connection: keep-alive} and a response of known length keeps the connection and says so
+ * (Uvicorn closes every HTTP/1.0 connection).
  *
  * <p>Threads: called by the app side (any thread, one at a time); Netty queues writes made off the
  * event loop in order. The end of the response is reported to {@link ExchangeHandler} on the loop.
@@ -36,6 +38,7 @@ final class NettyResponse implements Response {
     private final ExchangeHandler handler;
     private final ServerConfig config;
     private final boolean head;
+    private volatile String logClient; // the access log's client when a proxy names it, else null
     private boolean keepAlive;
     private boolean noBody;
     private boolean trailersPending;
@@ -67,19 +70,24 @@ final class NettyResponse implements Response {
             out.add(header[0], header[1]);
         }
         noBody = head || status < 200 || status == 204 || status == 304;
-        if (!length && !encoding && !noBody) {
-            if (request.protocolVersion().equals(HttpVersion.HTTP_1_1)) {
-                out.add("transfer-encoding", "chunked");
-            } else {
-                keepAlive = false;
-            }
+        boolean http11 = request.protocolVersion().equals(HttpVersion.HTTP_1_1);
+        boolean unframed = !length && !encoding && !noBody;
+        if (unframed && !http11) {
+            keepAlive = false; // the close ends the body
         }
         trailersPending = trailers && !noBody;
-        if (!keepAlive && !out.contains("connection")) {
-            out.add("connection", "close");
+        if (!out.contains("connection")) { // before transfer-encoding, in Uvicorn's order
+            if (!keepAlive) {
+                out.add("connection", "close");
+            } else if (!http11) {
+                out.add("connection", "keep-alive"); // an HTTP/1.0 client closes unless told otherwise
+            }
+        }
+        if (unframed && http11) {
+            out.add("transfer-encoding", "chunked");
         }
         if (config.accessLog()) {
-            Log.access("%s - \"%s %s HTTP/%s\" %d".formatted(clientOf(channel), request.method(), request.uri(),
+            Log.access("%s - \"%s %s HTTP/%s\" %d".formatted(logClient != null ? logClient : clientOf(channel), request.method(), request.uri(),
                     request.protocolVersion().text().substring(5), status));
         }
         if (channel.eventLoop().inEventLoop()) {
@@ -128,6 +136,11 @@ final class NettyResponse implements Response {
             channel.write(content);
         }
         return channel.writeAndFlush(last, done);
+    }
+
+    @Override
+    public void logClientAs(String hostAndPort) {
+        logClient = hostAndPort;
     }
 
     private static String clientOf(Channel channel) {

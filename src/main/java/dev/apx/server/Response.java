@@ -19,6 +19,11 @@ public interface Response {
 
     void trailers(List<String[]> headers);
 
+    /** The client the access log names instead of the peer (from a trusted proxy's header); before {@link #start}. */
+    default void logClientAs(String hostAndPort) {
+        // a response that writes no access log has no use for it
+    }
+
     /** False while the connection's outbound buffer is above its high-water mark. */
     boolean isWritable();
 

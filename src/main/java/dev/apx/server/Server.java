@@ -94,6 +94,13 @@ public final class Server implements AutoCloseable {
         }
     }
 
+    /** Cancels the apps of the requests in flight (after {@link #drain} timed out), as Uvicorn does. */
+    public void cancelInFlight() {
+        for (Channel channel : state.connections()) {
+            channel.pipeline().fireUserEventTriggered(CancelEvent.INSTANCE);
+        }
+    }
+
     /** Waits up to {@code timeout} for in-flight responses to complete; true if they all did. */
     public boolean drain(Duration timeout) throws InterruptedException {
         long deadline = System.nanoTime() + timeout.toNanos();

@@ -135,6 +135,87 @@ class CommandLineIT {
     }
 
     @Test
+    void gracefulShutdownTimeoutCancelsTheRunningRequestThenRunsLifespanShutdown() throws Exception {
+        Path appDir = Files.createDirectory(tmp.resolve("stuck"));
+        Files.writeString(appDir.resolve("stuck.py"), """
+                import asyncio
+
+                seen = []
+
+                async def app(scope, receive, send):
+                    if scope["type"] == "lifespan":
+                        while (await receive())["type"] != "lifespan.shutdown":
+                            await send({"type": "lifespan.startup.complete"})
+                        print("lifespan shutdown after", seen, flush=True)
+                        await send({"type": "lifespan.shutdown.complete"})
+                        return
+                    try:
+                        print("request started", flush=True)
+                        await asyncio.sleep(3600)
+                    except asyncio.CancelledError:
+                        seen.append("CancelledError")
+                        print("app got CancelledError", flush=True)
+                        raise
+                """);
+
+        Served served = serve(Map.of(), "--python", python("3.11").toString(), "--app-dir", appDir.toString(), "--port", "0",
+                "--timeout-graceful-shutdown", "1", "stuck:app");
+        java.util.concurrent.CompletableFuture<String> stuck = java.util.concurrent.CompletableFuture.supplyAsync(() -> {
+            try {
+                java.net.http.HttpResponse<String> response = served.request("/", Map.of());
+                return response.statusCode() + " " + response.body();
+            } catch (Exception e) {
+                return e.toString();
+            }
+        });
+        served.awaitStdout("request started");
+        Result result = served.stop();
+
+        assertThat(result.exitCode()).as(result.stderr()).isZero();
+        assertThat(stuck.get(30, TimeUnit.SECONDS)).as("as Uvicorn: a 500 for a response never started").isEqualTo("500 Internal Server Error");
+        assertThat(result.stderr())
+                .contains("ERROR:    Cancel 1 running task(s), timeout graceful shutdown exceeded")
+                .contains("ERROR:    Exception in ASGI application").contains("CancelledError")
+                .contains("INFO:     Application shutdown complete.")
+                .contains("INFO:     Finished server process [");
+        assertThat(result.stdout()).as("the cancel reached the app before lifespan shutdown ran")
+                .containsSubsequence("app got CancelledError", "lifespan shutdown after ['CancelledError']");
+        assertNoJavaStackTrace(result);
+    }
+
+    @Test
+    void accessLogNamesTheClientATrustedProxyForwards() throws Exception {
+        Served served = serve(Map.of(), "--python", python("3.11").toString(), "--app-dir", EXAMPLES.toString(), "--port", "0",
+                "--forwarded-allow-ips", "127.0.0.1,::1", "hello:app");
+        assertThat(served.request("/", Map.of("X-Forwarded-For", "203.0.113.7, 127.0.0.1")).body()).isEqualTo("Hello, world!");
+        assertThat(served.request("/?plain", Map.of()).body()).isEqualTo("Hello, world!");
+        Result result = served.stop();
+
+        assertThat(result.exitCode()).as(result.stderr()).isZero();
+        assertThat(result.stdout()).as("as Uvicorn: the forwarded client, port 0")
+                .contains("INFO:     203.0.113.7:0 - \"GET / HTTP/1.1\" 200")
+                .containsPattern("INFO:     127\\.0\\.0\\.1:\\d+ - \"GET /\\?plain HTTP/1\\.1\" 200");
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {
+            "--loop foo|Invalid value for option '--loop': 'foo' is not one of 'auto', 'asyncio', 'uvloop'.",
+            "--lifespan maybe|Invalid value for option '--lifespan': 'maybe' is not one of 'auto', 'on', 'off'.",
+            "--log-level loud|Invalid value for option '--log-level': 'loud' is not one of 'trace', 'debug', 'info', 'warning', 'error', 'critical'.",
+            "APX_LOOP=tokio|Invalid value for option '--loop': 'tokio' is not one of 'auto', 'asyncio', 'uvloop'."})
+    void badChoicesAreUsageErrorsBeforePythonStarts(String caseText) {
+        String[] parts = caseText.split("\\|");
+        Map<String, String> env = parts[0].contains("=") ? Map.of(parts[0].split("=")[0], parts[0].split("=")[1]) : Map.of();
+        List<String> args = new ArrayList<>(parts[0].contains("=") ? List.of() : List.of(parts[0].split(" ")));
+        args.addAll(List.of("--python", "/nonexistent/python", "hello:app")); // parse time: this Python is never looked for
+
+        Result result = run(env, args.toArray(String[]::new));
+
+        assertThat(result.exitCode()).as(result.stderr()).isEqualTo(2);
+        assertThat(result.stderr()).isEqualTo("Usage: apx [OPTIONS] APP\nTry 'apx --help' for help.\n\nError: " + parts[1] + "\n");
+    }
+
+    @Test
     void lifespanStartupFailureExitsWithTheAppsMessage() throws IOException {
         Path appDir = Files.createDirectory(tmp.resolve("failing"));
         Files.writeString(appDir.resolve("failing.py"), """
@@ -259,9 +340,25 @@ class CommandLineIT {
         }
 
         String get(String path) throws IOException, InterruptedException {
+            return request(path, Map.of()).body();
+        }
+
+        java.net.http.HttpResponse<String> request(String path, Map<String, String> headers) throws IOException, InterruptedException {
             java.net.http.HttpClient client = java.net.http.HttpClient.newHttpClient();
-            return client.send(java.net.http.HttpRequest.newBuilder(java.net.URI.create("http://127.0.0.1:" + port + path)).build(),
-                    java.net.http.HttpResponse.BodyHandlers.ofString()).body();
+            java.net.http.HttpRequest.Builder request = java.net.http.HttpRequest.newBuilder(java.net.URI.create("http://127.0.0.1:" + port + path));
+            headers.forEach(request::header);
+            return client.send(request.build(), java.net.http.HttpResponse.BodyHandlers.ofString());
+        }
+
+        /** Waits until the app has printed {@code text}. */
+        void awaitStdout(String text) throws IOException, InterruptedException {
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(TIMEOUT_SECONDS);
+            while (!Files.readString(stdout).contains(text)) {
+                if (System.nanoTime() > deadline || !process.isAlive()) {
+                    fail("the app did not print %s; stderr:%n%s", text, Files.readString(stderr));
+                }
+                Thread.sleep(20);
+            }
         }
 
         /** SIGTERM, then waits for the exit. */

@@ -26,7 +26,7 @@ class FrameworksTest {
     private static final HttpClient CLIENT = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
 
     @BeforeAll
-    static void frameworksInstalled() {
+    static void frameworksInstalled() { // also RealClientsTest's
         assumeTrue(TestPython.install().minorVersion().equals("3.11"), "framework wheels exist for CPython 3.11 only");
         TestPython.interpreter().run(gil -> {
             try (PyRef sys = gil.importModule("sys"); PyRef path = sys.getAttr(gil, "path")) {
@@ -37,7 +37,7 @@ class FrameworksTest {
 
     /** Leaves sys.path as it was: other tests of this JVM check it. */
     @AfterAll
-    static void restoreSysPath() {
+    static void restoreSysPath() { // also RealClientsTest's
         TestPython.interpreter().run(gil -> {
             try (PyRef sys = gil.importModule("sys"); PyRef path = sys.getAttr(gil, "path")) {
                 try (PyRef present = path.callMethod(gil, "__contains__", EXAMPLES.toString())) {

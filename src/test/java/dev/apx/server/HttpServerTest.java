@@ -164,6 +164,33 @@ class HttpServerTest {
     }
 
     @Test
+    void http10KeepAliveIsAnnouncedAndTheConnectionReused() throws Exception {
+        try (Socket socket = new Socket("127.0.0.1", server.port())) {
+            socket.setSoTimeout(10_000);
+            java.io.OutputStream out = socket.getOutputStream();
+            InputStream in = socket.getInputStream();
+            for (String word : List.of("one", "two")) {
+                out.write(("POST /echo HTTP/1.0\r\nConnection: keep-alive\r\nContent-Length: 3\r\n\r\n" + word).getBytes(StandardCharsets.ISO_8859_1));
+                RawHttp.Response response = RawHttp.read(in, false);
+                assertThat(response.body()).isEqualTo(word);
+                assertThat(response.header("connection")).isEqualTo("keep-alive");
+            }
+            out.write("GET /stream HTTP/1.0\r\nConnection: keep-alive\r\n\r\n".getBytes(StandardCharsets.ISO_8859_1));
+            RawHttp.Response unframed = RawHttp.read(in, false); // no length: the close ends the body
+            assertThat(unframed.header("connection")).isEqualTo("close");
+            assertThat(unframed.body()).endsWith("chunk4\n");
+        }
+    }
+
+    @Test
+    void http10WithoutKeepAliveIsClosed() throws Exception {
+        String response = RawHttp.exchange(server.port(), "POST /echo HTTP/1.0\r\nContent-Length: 2\r\n\r\nok");
+
+        assertThat(response).startsWith("HTTP/1.1 200 OK\r\n").contains("connection: close\r\n").endsWith("\r\n\r\nok")
+                .doesNotContain("TIMEOUT");
+    }
+
+    @Test
     void noContentHasNoBody() throws Exception {
         assertThat(get("/no-content").statusCode()).isEqualTo(204);
     }
@@ -180,6 +207,18 @@ class HttpServerTest {
         HttpResponse<String> response = get("/pathsend");
 
         assertThat(response.body()).isEqualTo("contents of a file sent with http.response.pathsend\n");
+    }
+
+    @Test
+    void pendingReceiveGetsDisconnectOnceTheFileIsSent() throws Exception {
+        assertThat(get("/pathsend-listen").body()).isEqualTo("contents of a file sent with http.response.pathsend\n");
+
+        String events = "";
+        for (int i = 0; i < 1000 && !events.contains("after pathsend: "); i++) {
+            Thread.sleep(10);
+            events = get("/events").body();
+        }
+        assertThat(events).contains("after pathsend: http.disconnect");
     }
 
     @Test

@@ -1,5 +1,6 @@
 package dev.apx.server;
 
+import dev.apx.python.TestPython;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -12,6 +13,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /** Server options that change what a client sees: --uds, --no-server-header/--no-date-header, --limit-concurrency. */
 class ServerOptionsTest {
@@ -51,6 +53,32 @@ class ServerOptionsTest {
             awaitInFlight(server, 0); // the disconnect ended the sleeping request
             String accepted = RawHttp.exchange(server.port(), "GET /echo HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n");
             assertThat(accepted).startsWith("HTTP/1.1 200 OK");
+        }
+    }
+
+    /**
+     * {@code --timeout-keep-alive 1}: a connection left idle after its response is closed by the
+     * server (the read sees the end of the stream well before its own 8 s limit), while one whose
+     * request takes 1.5 s, longer than the timeout, gets its response and stays usable. Netty only:
+     * runs in the 3.11 fork alone, to keep the suite short.
+     */
+    @Test
+    void idleKeepAliveConnectionIsClosedButABusyOneIsNot() throws Exception {
+        assumeTrue(TestPython.install().minorVersion().equals("3.11"), "the same in every Python; run once");
+        ServerConfig d = ServerConfig.defaults();
+        ServerConfig config = new ServerConfig(d.host(), 0, null, d.backlog(), 1, 0,
+                true, true, d.maxInitialLineLength(), d.maxHeaderSize(), false, 1);
+        try (TestServer server = new TestServer("apxtest.http_apps", "app", config);
+             java.net.Socket socket = new java.net.Socket("127.0.0.1", server.port())) {
+            socket.setSoTimeout(8_000);
+            java.io.OutputStream out = socket.getOutputStream();
+            java.io.InputStream in = socket.getInputStream();
+            out.write("GET /delay?1.5 HTTP/1.1\r\nHost: t\r\n\r\n".getBytes(StandardCharsets.ISO_8859_1));
+            assertThat(RawHttp.read(in, false).body()).isEqualTo("slept");
+            out.write("POST /echo HTTP/1.1\r\nHost: t\r\nContent-Length: 5\r\n\r\nagain".getBytes(StandardCharsets.ISO_8859_1));
+            assertThat(RawHttp.read(in, false).body()).as("the busy connection was kept").isEqualTo("again");
+
+            assertThat(in.read()).as("end of stream: the idle connection was closed").isEqualTo(-1);
         }
     }
 

@@ -27,6 +27,10 @@ public final class TestServer implements AutoCloseable {
     private final PyRef state;
 
     public TestServer(String module, String attribute, ServerConfig config) {
+        this(module, attribute, config, AsgiConfig.defaults());
+    }
+
+    public TestServer(String module, String attribute, ServerConfig config, AsgiConfig asgiConfig) {
         bridge = Bridge.start(python, BridgeConfig.defaults().withLoop(LoopKind.ASYNCIO));
         app = python.call(gil -> {
             try (PyRef mod = gil.importModule(module)) {
@@ -40,7 +44,7 @@ public final class TestServer implements AutoCloseable {
         } catch (Exception e) {
             throw new IllegalStateException(e);
         }
-        http = new AsgiHttp(bridge, app, state, AsgiConfig.defaults());
+        http = new AsgiHttp(bridge, app, state, asgiConfig);
         server = Server.start(config.withPort(0), http);
     }
 
