@@ -115,15 +115,17 @@ public final class Bridge implements AutoCloseable {
     }
 
     private void driveOnCaller(Gil gil, Request request, Invocation invocation) {
-        callerEpochs.get()[0]++;
-        AsyncioApi api = eventLoop.api();
-        api.setRunningLoop().call(gil, eventLoop.loop()).close();
+        long[] epoch = callerEpochs.get();
+        if (epoch[0]++ == 0) {
+            // Once per caller thread, and left set: asyncio.get_running_loop() works in every drive.
+            // (Setting and clearing it around each drive cost two Python calls, and on 3.11 two getpid().)
+            eventLoop.api().setRunningLoop().call(gil, eventLoop.loop()).close();
+        }
         long before = eventLoop.queuedWork(gil);
         try {
             request.begin(gil, invocation);
         } finally {
             long after = eventLoop.queuedWork(gil);
-            api.setRunningLoop().call(gil, (Object) null).close();
             if (after > before) {
                 // The app queued loop work (create_task, call_soon, a timer) from this thread: the
                 // loop may be asleep in select and would not see it.

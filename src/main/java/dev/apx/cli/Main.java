@@ -103,6 +103,10 @@ public final class Main implements Callable<Integer> {
     Path python;
 
     public static void main(String[] args) {
+        if (System.getProperty("io.netty.leakDetection.level") == null) {
+            // Netty samples 1 buffer in 128 with a stack trace by default; the tests keep that on.
+            io.netty.util.ResourceLeakDetector.setLevel(io.netty.util.ResourceLeakDetector.Level.DISABLED);
+        }
         CommandLine commandLine = new CommandLine(new Main());
         commandLine.setDefaultValueProvider(new EnvDefaults(System.getenv()));
         commandLine.setParameterExceptionHandler(Main::usageError);
