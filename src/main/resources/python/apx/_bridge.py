@@ -75,6 +75,13 @@ class RequestTask(asyncio.Task):
     drives the request, with asyncio's edge-triggered cancellation.
     """
 
+    # Defaults on the class: each request sets only its id (fewer stores per request).
+    _apx_waiter = None
+    _apx_must_cancel = False
+    _apx_cancel_message = None
+    _apx_cancel_requests = 0
+    _apx_finished = False
+
     def __init__(self, loop, request_id):
         ready = getattr(loop, "_ready", None)  # uvloop has none
         if _PY312:
@@ -89,11 +96,6 @@ class RequestTask(asyncio.Task):
                 asyncio.Future.set_result(self, None)
             # uvloop: the sentinel's __step stays in libuv's queue and finishes at once, on the loop thread.
         self._apx_id = request_id
-        self._apx_waiter = None
-        self._apx_must_cancel = False
-        self._apx_cancel_message = None
-        self._apx_cancel_requests = 0
-        self._apx_finished = False
 
     def cancel(self, msg=None):
         if self._apx_finished:
