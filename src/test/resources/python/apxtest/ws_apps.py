@@ -106,7 +106,7 @@ async def slow_reader(scope, receive, send):
     """Reads nothing for a while, then checks every message arrived whole and in order."""
     await receive()
     await send({"type": "websocket.accept"})
-    await asyncio.sleep(1.0)
+    await asyncio.sleep(0.3)
     count = 0
     while True:
         message = await receive()

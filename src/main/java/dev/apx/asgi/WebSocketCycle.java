@@ -20,7 +20,8 @@ import java.util.Map;
  * loop) and by the app (Python threads). Messages and errors follow Uvicorn's wsproto protocol.
  *
  * <p>Flow control: received messages queue here; from {@link #MAX_QUEUE} messages or
- * {@link #HIGH_WATER} bytes the connection stops reading until {@code receive()} empties the queue.
+ * {@link #HIGH_WATER} bytes the connection stops reading until {@code receive()} brings the queue
+ * down to a quarter of that (so it refills before the app finds it empty).
  * {@code send()} returns a pending future while the socket is not writable. Every field is guarded
  * by {@code this}; pending futures are owned here until {@link Futures#resolve} hands them on.
  */
@@ -61,7 +62,7 @@ final class WebSocketCycle implements WebSocketSession {
             } else if (next.get("text") instanceof String t) {
                 queuedBytes -= t.length();
             }
-            if (paused && incoming.isEmpty()) {
+            if (paused && incoming.size() <= MAX_QUEUE / 4 && queuedBytes <= HIGH_WATER / 4) { // refill before it runs dry
                 paused = false;
                 connection.pauseReading(false);
             }

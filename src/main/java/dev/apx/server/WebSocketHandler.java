@@ -142,7 +142,7 @@ final class WebSocketHandler extends ChannelDuplexHandler {
         }
         // level 6, client may ask for a smaller server window and no context takeover; inflating stops at the size limit
         PerMessageDeflateServerExtensionHandshaker handshaker =
-                new PerMessageDeflateServerExtensionHandshaker(6, true, 15, true, false, config.maxSize());
+                new PerMessageDeflateServerExtensionHandshaker(6, true, 15, true, false, inflateLimit());
         for (WebSocketExtensionData data : WebSocketExtensionUtil.extractExtensions(offered)) {
             WebSocketServerExtension extension = handshaker.handshakeExtension(data);
             if (extension != null) {
@@ -150,6 +150,11 @@ final class WebSocketHandler extends ChannelDuplexHandler {
             }
         }
         return null;
+    }
+
+    /** A bit above the size limit, so a message of exactly the limit inflates and the exact check is ours. */
+    private int inflateLimit() {
+        return (int) Math.min(Integer.MAX_VALUE, config.maxSize() + 65536L);
     }
 
     private static String describe(WebSocketExtensionData data) {
@@ -187,8 +192,13 @@ final class WebSocketHandler extends ChannelDuplexHandler {
         if (phase != Phase.OPEN) {
             return;
         }
-        phase = Phase.CLOSING;
         report(closeCode, closeReason);
+        sendClose(closeCode, closeReason);
+    }
+
+    /** Our close frame; then data is dropped until the client's close frame, or the timeout. */
+    private void sendClose(int closeCode, String closeReason) {
+        phase = Phase.CLOSING;
         ctx.writeAndFlush(new CloseWebSocketFrame(closeCode, closeReason));
         ctx.channel().config().setAutoRead(true); // the client's answer must get through
         ctx.executor().schedule(() -> {
@@ -297,14 +307,26 @@ final class WebSocketHandler extends ChannelDuplexHandler {
         }
     }
 
-    /** Closes with {@code faultCode} and tells the app; Netty's own faults come through {@link #exceptionCaught}. */
+    /**
+     * Closes with {@code faultCode} and tells the app; Netty's own faults come through
+     * {@link #exceptionCaught}. A message too big still gets the closing handshake (the client's
+     * unread data would otherwise turn our close into a reset); an unanswered ping does not.
+     */
     private void fault(int faultCode, String faultReason) {
-        if (phase == Phase.DONE) {
+        if (phase != Phase.OPEN) {
             return;
         }
-        phase = Phase.DONE;
         report(faultCode, faultReason);
-        ctx.writeAndFlush(new CloseWebSocketFrame(faultCode, faultReason)).addListener(ChannelFutureListener.CLOSE);
+        if (fragments != null) {
+            fragments.release();
+            fragments = null;
+        }
+        if (faultCode == 1011) {
+            phase = Phase.DONE;
+            ctx.writeAndFlush(new CloseWebSocketFrame(faultCode, faultReason)).addListener(ChannelFutureListener.CLOSE);
+        } else {
+            sendClose(faultCode, faultReason);
+        }
     }
 
     // ---- keep-alive pings (event loop)
