@@ -76,6 +76,7 @@ final class WebSocketHandler extends ChannelDuplexHandler {
     private String reason = "";
     private boolean reported;
     private boolean appPaused;
+    private boolean pausedSinceDeadline; // the app paused reading since the pong deadline was set
     private byte[] pingPayload;
     private ScheduledFuture<?> pingTimer;
     private ScheduledFuture<?> pongDeadline;
@@ -208,6 +209,7 @@ final class WebSocketHandler extends ChannelDuplexHandler {
 
     void pauseReading(boolean paused) {
         appPaused = paused;
+        pausedSinceDeadline |= paused;
         if (phase == Phase.OPEN || phase == Phase.CONNECTING) {
             ctx.channel().config().setAutoRead(!paused);
         }
@@ -348,9 +350,28 @@ final class WebSocketHandler extends ChannelDuplexHandler {
         if (config.pingTimeout().isZero()) {
             schedulePing();
         } else {
-            pongDeadline = ctx.executor().schedule(() -> fault(1011, "keepalive ping timeout"),
-                    config.pingTimeout().toMillis(), TimeUnit.MILLISECONDS);
+            armPongDeadline();
         }
+    }
+
+    private void armPongDeadline() {
+        pausedSinceDeadline = appPaused;
+        pongDeadline = ctx.executor().schedule(this::pongOverdue, config.pingTimeout().toMillis(), TimeUnit.MILLISECONDS);
+    }
+
+    /**
+     * No pong in time: 1011, unless we are the reason: reading was paused for the app at some point
+     * of this wait, so the pong may sit unread behind the messages the app has not taken yet.
+     */
+    private void pongOverdue() {
+        if ((appPaused || pausedSinceDeadline) && phase == Phase.OPEN) {
+            pausedSinceDeadline = appPaused;
+            armPongDeadline();
+            return;
+        }
+        pongDeadline = null;
+        Log.debug("websocket keepalive ping timeout (reading paused: " + appPaused + ")");
+        fault(1011, "keepalive ping timeout");
     }
 
     private void pongReceived(PongWebSocketFrame pong) {

@@ -1,36 +1,48 @@
 package dev.apx.server;
 
 import dev.apx.python.TestPython;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * The WebSocket suite ({@link WsSuite}: the websockets client library and raw sockets) against
- * apx serving the raw ASGI apps of {@code apxtest.ws_apps}, each result checked. Runs in the 3.11
- * fork only: the client library is installed there, and the suite (1,000 connections among it)
- * is too slow to repeat per Python; the protocol code under test is the same Java for all three.
+ * apx serving the raw ASGI apps of {@code apxtest.ws_apps}, each result checked, then the same
+ * suite against Uvicorn {@code --ws websockets}, which must agree except where {@link #DIFFERENT}
+ * says why. Runs in the 3.11 fork only: the client library and Uvicorn are installed there, and
+ * the suite (1,000 connections among it) is too slow to repeat per Python; the protocol code under
+ * test is the same Java for all three ({@link WebSocketUpgradeTest} runs on each).
  */
 class WebSocketTest {
-    private static WebSocketServer apx;
-    private static Map<String, String> results;
+    /** The checks run with the default pings (LOADED_CHECKS in ws_suite.py). */
+    private static final String[] LOADED = {"slow_reader", "concurrent"};
+    /** Checks whose results differ from Uvicorn's on purpose, and apx's result for them. */
+    private static final Map<String, String> DIFFERENT = Map.of(
+            // After the app's websocket.close, apx's receive() repeats the app's own code, as Uvicorn's
+            // wsproto implementation does; its websockets implementation answers 1005 instead.
+            "server_close", "[4001, \"bye\", {\"after_close\": {\"code\": 4001, \"reason\": \"bye\", \"type\": \"websocket.disconnect\"}}]",
+            // A fragmented message over --ws-max-size: apx closes with 1009 (message too big), the
+            // websockets library with 1002 (protocol error) for this client.
+            "max_size_fragmented", "[[], 1009]");
+    private static final Map<String, String> results = new HashMap<>();
 
     @BeforeAll
     static void runSuite() throws Exception {
         assumeTrue(TestPython.install().minorVersion().equals("3.11"), "the websockets client is installed in the 3.11 venv only");
-        apx = new WebSocketServer("apxtest.ws_apps", "app", WsSuite.config());
-        results = WsSuite.run(apx.address());
-    }
-
-    @AfterAll
-    static void stop() throws Exception {
-        if (apx != null) {
-            apx.close();
+        try (WebSocketServer apx = new WebSocketServer("apxtest.ws_apps", "app", WsSuite.config())) {
+            results.putAll(WsSuite.run(apx.address()));
+        }
+        try (WebSocketServer apx = new WebSocketServer("apxtest.ws_apps", "app", WebSocketConfig.defaults())) {
+            results.putAll(WsSuite.run(apx.address(), LOADED));
         }
     }
 
@@ -105,16 +117,14 @@ class WebSocketTest {
     }
 
     @Test
-    void backpressureBothWays() {
-        expect("slow_reader", "{\"received\": 200}");
+    void aClientThatStopsReadingMakesSendWaitThenRaise() {
         expect("send_until_gone", "{\"error\": \"ClientDisconnected\", \"oserror\": true}");
     }
 
     @Test
-    void thousandConcurrentConnections() throws Exception {
-        try (WebSocketServer defaults = new WebSocketServer("apxtest.ws_apps", "app", WebSocketConfig.defaults())) {
-            assertThat(WsSuite.run(defaults.address(), "concurrent").get("concurrent")).isEqualTo("[1000, []]");
-        }
+    void aSlowAppGetsEveryMessageAndAThousandConnectionsEcho() {
+        expect("slow_reader", "{\"received\": 200}");
+        expect("concurrent", "[1000, []]");
     }
 
     @Test
@@ -129,6 +139,32 @@ class WebSocketTest {
                     "starlette_not_found", "403",
                     "fastapi_item", "[{\"item_id\": 7, \"q\": \"x\", \"text\": \"hello\"}, {\"code\": 1000}]",
                     "fastapi_invalid_path", "403"));
+        }
+    }
+
+    @Test
+    void agreesWithUvicorn() throws Exception {
+        Map<String, String> fromUvicorn = uvicorn(WsSuite.FLAGS);
+        fromUvicorn.putAll(uvicorn(List.of()));
+        assertThat(results.keySet()).isEqualTo(fromUvicorn.keySet());
+        Map<String, String> apxSame = new HashMap<>(results);
+        for (Map.Entry<String, String> expected : DIFFERENT.entrySet()) {
+            assertThat(apxSame.remove(expected.getKey())).as(expected.getKey()).isEqualTo(expected.getValue());
+            fromUvicorn.remove(expected.getKey());
+        }
+        assertThat(apxSame).isEqualTo(fromUvicorn);
+    }
+
+    /** The suite against Uvicorn with {@code flags}: all CHECKS with {@link WsSuite#FLAGS}, else {@link #LOADED}. */
+    private static Map<String, String> uvicorn(List<String> flags) throws Exception {
+        int port = WsSuite.freePort();
+        Path log = Files.createTempFile("uvicorn-ws", ".log");
+        Process uvicorn = WsSuite.uvicorn("apxtest.ws_apps:app", port, log, flags);
+        try {
+            return new HashMap<>(flags.isEmpty() ? WsSuite.run("127.0.0.1:" + port, LOADED) : WsSuite.run("127.0.0.1:" + port));
+        } finally {
+            uvicorn.destroy();
+            uvicorn.waitFor(10, TimeUnit.SECONDS);
         }
     }
 }

@@ -48,11 +48,11 @@ final class WsSuite {
         return results;
     }
 
-    /** Uvicorn {@code --ws websockets} from the 3.11 venv on a free port, serving {@code app} with {@link #FLAGS}. */
-    static Process uvicorn(String app, int port, Path log) throws Exception {
-        List<String> command = new ArrayList<>(List.of(TestPython.python().toString(), "-m", "uvicorn", "--ws", "websockets",
+    /** Uvicorn {@code --ws websockets} (uvloop) from the 3.11 venv on {@code port}, serving {@code app} with {@code flags}. */
+    static Process uvicorn(String app, int port, Path log, List<String> flags) throws Exception {
+        List<String> command = new ArrayList<>(List.of(TestPython.python().toString(), "-m", "uvicorn", "--ws", "websockets", "--loop", "uvloop",
                 "--app-dir", APPS.toString(), "--port", String.valueOf(port), "--no-access-log"));
-        command.addAll(FLAGS);
+        command.addAll(flags);
         command.add(app);
         Process uvicorn = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile())
                 .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null"))).start();
