@@ -50,6 +50,9 @@ class WebSocketUpgradeTest {
         @Override
         public CompletionStage<?> onClose(WebSocket socket, int code, String reason) {
             received.add("close " + code + " " + reason);
+            if (!socket.isOutputClosed()) { // the server closed first: answer, as RFC 6455 asks
+                socket.sendClose(WebSocket.NORMAL_CLOSURE, "");
+            }
             return CompletableFuture.completedFuture(null);
         }
 
@@ -79,6 +82,18 @@ class WebSocketUpgradeTest {
             assertThat(RawHttp.exchange(server.port(), "GET /seen?jdk HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"))
                     .contains("{\"code\": 4000}");
         }
+    }
+
+    @Test
+    void shutdownClosesOpenWebSocketsWith1012() throws Exception {
+        Inbox inbox = new Inbox();
+        try (WebSocketServer server = new WebSocketServer("apxtest.ws_apps", "app", WebSocketConfig.defaults())) {
+            WebSocket socket = HttpClient.newHttpClient().newWebSocketBuilder()
+                    .buildAsync(URI.create("ws://" + server.address() + "/echo?shutdown"), inbox).get(10, TimeUnit.SECONDS);
+            socket.sendText("x", true).get(10, TimeUnit.SECONDS);
+            assertThat(inbox.next()).isEqualTo("x");
+        } // close(): stop accepting, then drain
+        assertThat(inbox.next()).isEqualTo("close 1012 ");
     }
 
     @Test
