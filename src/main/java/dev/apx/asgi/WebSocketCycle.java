@@ -82,7 +82,7 @@ final class WebSocketCycle implements WebSocketSession {
         try {
             String type = Messages.type(message);
             Map<?, ?> fields = (Map<?, ?>) message;
-            if (gone) {
+            if (gone && phase != Phase.CLOSED) { // after the app's own close it is the app's mistake (below)
                 return Boolean.FALSE;
             }
             switch (phase) {

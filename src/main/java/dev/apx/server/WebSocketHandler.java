@@ -94,8 +94,7 @@ final class WebSocketHandler extends ChannelDuplexHandler {
 
     /** Hands the request to the app, which answers through a {@link NettyWebSocket}. */
     void open(RequestHead head) {
-        String uri = head.uri();
-        path = uri;
+        path = head.uri();
         session = state.webSockets().app().open(head, new NettyWebSocket(ctx.channel(), this));
     }
 
