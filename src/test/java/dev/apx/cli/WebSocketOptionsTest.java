@@ -32,6 +32,15 @@ class WebSocketOptionsTest {
     }
 
     @Test
+    void environmentGivesDefaults() {
+        Main main = new Main();
+        new CommandLine(main).setDefaultValueProvider(new EnvDefaults(java.util.Map.of("APX_WS", "none", "APX_WS_MAX_SIZE", "2048")))
+                .parseArgs("main:app");
+        assertThat(main.webSockets.config().enabled()).isFalse();
+        assertThat(main.webSockets.config().maxSize()).isEqualTo(2048);
+    }
+
+    @Test
     void badValuesSayWhatIsWrong() {
         assertThatThrownBy(() -> parse("--ws", "bogus", "main:app")).hasMessageContaining("invalid value for --ws: 'bogus'");
         assertThatThrownBy(() -> parse("--ws-max-size", "0", "main:app")).hasMessageContaining("--ws-max-size must be a positive");
