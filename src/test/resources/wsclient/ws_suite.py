@@ -254,6 +254,15 @@ async def reserved_opcode():
     return result
 
 
+async def rsv1_without_deflate():
+    """A compressed-looking frame on a connection that did not negotiate permessage-deflate."""
+    reader, writer = await raw_connect("/echo?rsv1_without_deflate")
+    writer.write(frame(1, b"hi", rsv=0x40))
+    result = await read_until_close(reader)
+    writer.close()
+    return result
+
+
 async def orphan_continuation():
     reader, writer = await raw_connect("/echo?orphan_continuation")
     writer.write(frame(0, b"x"))
@@ -405,8 +414,8 @@ FRAMEWORK_CHECKS = [starlette_echo, starlette_json, starlette_send_until_gone, s
 
 CHECKS = [echo_text, echo_bytes, one_mib, no_deflate, deflate, subprotocol, accept_headers, scope, server_close,
           client_close, tcp_drop, deny, deny_response, raise_before_accept, raise_after_accept, fragmented,
-          fragmented_binary, invalid_utf8, invalid_utf8_fragmented, unmasked, reserved_opcode, orphan_continuation,
-          max_size, max_size_fragmented, ping_timeout, pings_answered, send_until_gone]
+          fragmented_binary, invalid_utf8, invalid_utf8_fragmented, unmasked, reserved_opcode, rsv1_without_deflate,
+          orphan_continuation, max_size, max_size_fragmented, ping_timeout, pings_answered, send_until_gone]
 # Asked for by name, against a server with the default (20 s) pings, since with 1 s pings a pong can
 # come late through no fault of the server: from a client busy with 1,000 connections, or queued
 # behind megabytes the slow reader has not taken yet.

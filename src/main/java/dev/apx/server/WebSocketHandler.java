@@ -104,9 +104,10 @@ final class WebSocketHandler extends ChannelDuplexHandler {
         if (phase != Phase.CONNECTING || !ctx.channel().isActive()) {
             return;
         }
+        WebSocketServerExtension deflate = config.perMessageDeflate() ? negotiateDeflate() : null;
         WebSocketDecoderConfig decoder = WebSocketDecoderConfig.newBuilder()
                 .maxFramePayloadLength(config.maxSize())
-                .allowExtensions(config.perMessageDeflate())
+                .allowExtensions(deflate != null) // else a frame with RSV1 set is a protocol error (1002)
                 .closeOnProtocolViolation(true)
                 .build();
         WebSocketServerHandshaker handshaker = new WebSocketServerHandshakerFactory(request.uri(), null, decoder).newHandshaker(request);
@@ -118,7 +119,6 @@ final class WebSocketHandler extends ChannelDuplexHandler {
         if (subprotocol != null) {
             extra.set(HttpHeaderNames.SEC_WEBSOCKET_PROTOCOL, subprotocol);
         }
-        WebSocketServerExtension deflate = config.perMessageDeflate() ? negotiateDeflate() : null;
         if (deflate != null) {
             extra.set(HttpHeaderNames.SEC_WEBSOCKET_EXTENSIONS, describe(deflate.newReponseData()));
         }

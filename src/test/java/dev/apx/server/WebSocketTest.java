@@ -105,6 +105,7 @@ class WebSocketTest {
         expect("invalid_utf8_fragmented", "[[], 1007]");
         expect("unmasked", "[[], 1002]");
         expect("reserved_opcode", "[[], 1002]");
+        expect("rsv1_without_deflate", "[[], 1002]");
         expect("orphan_continuation", "[[], 1002]");
         expect("max_size", "[2097152, 1009]");
         expect("max_size_fragmented", "[[], 1009]");
