@@ -98,6 +98,9 @@ public final class Main implements Callable<Integer> {
     @Option(names = "--env-file", paramLabel = "PATH", description = "Environment variables for the app (KEY=VALUE lines).")
     Path envFile;
 
+    @CommandLine.Mixin
+    WebSocketOptions webSockets = new WebSocketOptions();
+
     @Option(names = "--python", paramLabel = "PATH",
             description = "The Python interpreter whose packages the app uses (default: $VIRTUAL_ENV, else python3 on PATH).")
     Path python;

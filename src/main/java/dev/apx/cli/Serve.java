@@ -1,6 +1,7 @@
 package dev.apx.cli;
 
 import dev.apx.asgi.AsgiHttp;
+import dev.apx.asgi.AsgiWebSocket;
 import dev.apx.asgi.Lifespan;
 import dev.apx.bridge.Bridge;
 import dev.apx.bridge.BridgeConfig;
@@ -10,6 +11,8 @@ import dev.apx.python.PythonInstall;
 import dev.apx.server.Log;
 import dev.apx.server.Server;
 import dev.apx.server.ServerConfig;
+import dev.apx.server.WebSocketConfig;
+import dev.apx.server.WebSockets;
 import sun.misc.Signal;
 
 import java.io.IOException;
@@ -33,6 +36,7 @@ final class Serve {
     }
 
     int run() {
+        WebSocketConfig wsConfig = options.webSockets.config(); // bad flags fail before Python starts
         PythonInstall install = PythonInstall.locate(Optional.ofNullable(options.python), System.getenv());
         Interpreter interpreter = Interpreter.start(install);
         if (options.envFile != null) {
@@ -62,9 +66,10 @@ final class Serve {
         }
         ServerConfig config = options.serverConfig();
         AsgiHttp http = new AsgiHttp(bridge, app, state, options.asgiConfig());
+        AsgiWebSocket webSocket = new AsgiWebSocket(bridge, app, state, options.asgiConfig());
         Server server;
         try {
-            server = Server.start(config, http);
+            server = Server.start(config, http, new WebSockets(webSocket, wsConfig));
         } catch (RuntimeException e) {
             Log.error("cannot bind " + (config.uds() != null ? config.uds() : config.host() + ":" + config.port()) + ": " + e.getMessage());
             return 1;

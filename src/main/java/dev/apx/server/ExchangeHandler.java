@@ -108,6 +108,12 @@ final class ExchangeHandler extends ChannelInboundHandlerAdapter {
             ErrorResponses.sendAndClose(ctx.channel(), HttpResponseStatus.SERVICE_UNAVAILABLE, state.config());
             return;
         }
+        if (state.webSockets() != null && WebSocketUpgrade.requested(request)) {
+            closing = true; // this handler is done with the connection
+            discardQueue();
+            WebSocketUpgrade.begin(ctx, request, head(request), state);
+            return;
+        }
         state.inFlight().incrementAndGet();
         bodyDone = false;
         NettyResponse response = new NettyResponse(ctx.channel(), request, HttpUtil.isKeepAlive(request), this, state.config());

@@ -37,10 +37,16 @@ public final class Server implements AutoCloseable {
     }
 
     public static Server start(ServerConfig config, HttpApp app) {
+        return start(config, app, null);
+    }
+
+    /** With {@code webSockets} (null: upgrade requests reach {@code app} as plain HTTP, as Uvicorn's {@code --ws none}). */
+    public static Server start(ServerConfig config, HttpApp app, WebSockets webSockets) {
         Transport transport = Transport.best();
         EventLoopGroup boss = new MultiThreadIoEventLoopGroup(1, transport.ioHandlers());
         EventLoopGroup workers = new MultiThreadIoEventLoopGroup(config.workerThreads(), transport.ioHandlers());
-        ServerState state = new ServerState(config, app, new DefaultChannelGroup(GlobalEventExecutor.INSTANCE), new AtomicInteger());
+        ServerState state = new ServerState(config, app, new DefaultChannelGroup(GlobalEventExecutor.INSTANCE), new AtomicInteger(),
+                webSockets != null && webSockets.config().enabled() ? webSockets : null);
         try {
             ServerBootstrap bootstrap = new ServerBootstrap()
                     .group(boss, workers)

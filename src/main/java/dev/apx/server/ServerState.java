@@ -4,6 +4,6 @@ import io.netty.channel.group.ChannelGroup;
 
 import java.util.concurrent.atomic.AtomicInteger;
 
-/** What every connection of one server shares. Thread-safe. */
-record ServerState(ServerConfig config, HttpApp app, ChannelGroup connections, AtomicInteger inFlight) {
+/** What every connection of one server shares. Thread-safe. {@code webSockets} is null when they are off. */
+record ServerState(ServerConfig config, HttpApp app, ChannelGroup connections, AtomicInteger inFlight, WebSockets webSockets) {
 }

@@ -1,0 +1,300 @@
+package dev.apx.asgi;
+
+import dev.apx.bridge.Bridge;
+import dev.apx.python.Gil;
+import dev.apx.python.PyRef;
+import dev.apx.python.PythonException;
+import dev.apx.server.Log;
+import dev.apx.server.WebSocketConnection;
+import dev.apx.server.WebSocketSession;
+
+import java.io.ByteArrayOutputStream;
+import java.util.ArrayDeque;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * One WebSocket's ASGI state: the queue behind the app's {@code receive}, the handshake/open/
+ * closed states behind its {@code send}, fed by the connection ({@link WebSocketSession}, event
+ * loop) and by the app (Python threads). Messages and errors follow Uvicorn's wsproto protocol.
+ *
+ * <p>Flow control: received messages queue here; from {@link #MAX_QUEUE} messages or
+ * {@link #HIGH_WATER} bytes the connection stops reading until {@code receive()} brings the queue
+ * down to a quarter of that (so it refills before the app finds it empty).
+ * {@code send()} returns a pending future while the socket is not writable. Every field is guarded
+ * by {@code this}; pending futures are owned here until {@link Futures#resolve} hands them on.
+ */
+final class WebSocketCycle implements WebSocketSession {
+    static final int MAX_QUEUE = 32; // Uvicorn's --ws-max-queue default
+    static final int HIGH_WATER = 1024 * 1024;
+
+    private enum Phase { HANDSHAKE, OPEN, RESPONSE, CLOSED }
+
+    private final Bridge bridge;
+    private final WebSocketConnection connection;
+    private final ArrayDeque<Map<String, Object>> incoming = new ArrayDeque<>();
+    private int queuedBytes;
+    private boolean paused;
+    private Phase phase = Phase.HANDSHAKE;
+    private boolean gone; // the connection is over: sends raise ClientDisconnected
+    private Map<String, Object> disconnect; // the last message receive() gives, again and again
+    private int responseStatus;
+    private List<String[]> responseHeaders;
+    private ByteArrayOutputStream responseBody;
+    private String invalid;
+    private PyRef pendingReceive;
+    private PyRef pendingSend;
+
+    WebSocketCycle(Bridge bridge, WebSocketConnection connection) {
+        this.bridge = bridge;
+        this.connection = connection;
+        incoming.add(Map.of("type", "websocket.connect"));
+    }
+
+    // ---- the app's side (Python threads, GIL held)
+
+    synchronized Object receive(Gil gil) {
+        Map<String, Object> next = incoming.poll();
+        if (next != null) {
+            if (next.get("bytes") instanceof byte[] b) {
+                queuedBytes -= b.length;
+            } else if (next.get("text") instanceof String t) {
+                queuedBytes -= t.length();
+            }
+            if (paused && incoming.size() <= MAX_QUEUE / 4 && queuedBytes <= HIGH_WATER / 4) { // refill before it runs dry
+                paused = false;
+                connection.pauseReading(false);
+            }
+            return next;
+        }
+        if (disconnect != null) {
+            return disconnect;
+        }
+        if (pendingReceive != null) {
+            return "receive() called again while a previous call is waiting";
+        }
+        pendingReceive = Futures.pending(gil, bridge);
+        return pendingReceive;
+    }
+
+    synchronized Object send(Gil gil, Object message) {
+        try {
+            String type = Messages.type(message);
+            Map<?, ?> fields = (Map<?, ?>) message;
+            if (gone && phase != Phase.CLOSED) { // after the app's own close it is the app's mistake (below)
+                return Boolean.FALSE;
+            }
+            switch (phase) {
+                case HANDSHAKE -> handshake(type, fields);
+                case OPEN -> {
+                    if (type.equals("websocket.send")) {
+                        Object bytes = fields.get("bytes");
+                        Object text = fields.get("text");
+                        if (bytes instanceof byte[] data) {
+                            connection.bytes(data);
+                        } else if (bytes == null && text instanceof String string) {
+                            connection.text(string);
+                        } else {
+                            throw new Messages.Invalid("websocket.send needs 'bytes' (bytes) or 'text' (str), got bytes="
+                                    + Messages.typeName(bytes) + " text=" + Messages.typeName(text));
+                        }
+                        return waitWritable(gil);
+                    }
+                    expect(type, "websocket.close", "Expected ASGI message 'websocket.send' or 'websocket.close', but got '" + type + "'.");
+                    int code = closeCode(fields);
+                    String reason = fields.get("reason") instanceof String r ? r : "";
+                    phase = Phase.CLOSED;
+                    end(disconnect(code, reason));
+                    connection.close(code, reason);
+                }
+                case RESPONSE -> {
+                    expect(type, "websocket.http.response.body", "Expected ASGI message 'websocket.http.response.body' but got '" + type + "'.");
+                    responseBody.writeBytes(Messages.bytes(fields, "body"));
+                    if (!Messages.flag(fields, "more_body")) {
+                        phase = Phase.CLOSED;
+                        end(disconnect(1006, null));
+                        connection.deny(responseStatus, responseHeaders, responseBody.toByteArray());
+                    }
+                }
+                case CLOSED -> throw new Messages.Invalid("Unexpected ASGI message '" + type
+                        + "', after sending 'websocket.close' or response already completed.");
+            }
+            return null;
+        } catch (Messages.Invalid e) {
+            invalid = e.getMessage();
+            return e.getMessage();
+        }
+    }
+
+    private void handshake(String type, Map<?, ?> fields) {
+        switch (type) {
+            case "websocket.accept" -> {
+                Object subprotocol = fields.get("subprotocol");
+                if (subprotocol != null && !(subprotocol instanceof String)) {
+                    throw new Messages.Invalid("websocket.accept 'subprotocol' must be a str or None, got " + Messages.typeName(subprotocol));
+                }
+                List<String[]> headers = Messages.headers(fields);
+                phase = Phase.OPEN;
+                connection.accept((String) subprotocol, headers);
+            }
+            case "websocket.close" -> { // before accept: as Uvicorn, a 403
+                phase = Phase.CLOSED;
+                end(disconnect(1006, null));
+                connection.deny(403, List.of(), new byte[0]);
+            }
+            case "websocket.http.response.start" -> {
+                if (!(fields.get("status") instanceof Long status) || status < 100 || status >= 600) {
+                    throw new Messages.Invalid("Invalid HTTP status code '" + fields.get("status") + "' in response.");
+                }
+                responseHeaders = Messages.headers(fields);
+                responseStatus = status.intValue();
+                responseBody = new ByteArrayOutputStream();
+                phase = Phase.RESPONSE;
+            }
+            default -> throw new Messages.Invalid("Expected ASGI message 'websocket.accept', 'websocket.close' "
+                    + "or 'websocket.http.response.start' but got '" + type + "'.");
+        }
+    }
+
+    private static void expect(String type, String expected, String otherwise) {
+        if (!type.equals(expected)) {
+            throw new Messages.Invalid(otherwise);
+        }
+    }
+
+    /** An int code the close frame may carry (RFC 6455 7.4), default 1000. */
+    private static int closeCode(Map<?, ?> fields) {
+        Object value = fields.get("code");
+        if (value == null) {
+            return 1000;
+        }
+        if (!(value instanceof Long code)) {
+            throw new Messages.Invalid("websocket.close 'code' must be an int, got " + Messages.typeName(value));
+        }
+        boolean valid = code >= 1000 && code <= 1003 || code >= 1007 && code <= 1014 || code >= 3000 && code <= 4999;
+        if (!valid) {
+            throw new Messages.Invalid("invalid close code " + code);
+        }
+        return code.intValue();
+    }
+
+    private Object waitWritable(Gil gil) {
+        if (connection.isWritable()) {
+            return null;
+        }
+        pendingSend = Futures.pending(gil, bridge);
+        if (connection.isWritable()) { // became writable in between
+            PyRef ready = pendingSend;
+            pendingSend = null;
+            Futures.resolve(bridge, ready, null);
+            return ready;
+        }
+        return pendingSend;
+    }
+
+    private static Map<String, Object> disconnect(int code, String reason) {
+        Map<String, Object> message = new LinkedHashMap<>();
+        message.put("type", "websocket.disconnect");
+        message.put("code", (long) code);
+        if (reason != null) {
+            message.put("reason", reason);
+        }
+        return message;
+    }
+
+    /** From now on receive() ends with {@code last}; a waiting receive() gets it now. */
+    private void end(Map<String, Object> last) {
+        if (disconnect != null) {
+            return;
+        }
+        disconnect = last;
+        if (pendingReceive != null && incoming.isEmpty()) {
+            Futures.resolve(bridge, pendingReceive, last);
+            pendingReceive = null;
+        }
+    }
+
+    // ---- the connection's side (event loop)
+
+    @Override
+    public synchronized void text(String message) {
+        queue(Map.of("type", "websocket.receive", "text", message), message.length());
+    }
+
+    @Override
+    public synchronized void bytes(byte[] message) {
+        queue(Map.of("type", "websocket.receive", "bytes", message), message.length);
+    }
+
+    private void queue(Map<String, Object> message, int size) {
+        if (phase != Phase.OPEN) {
+            return;
+        }
+        if (pendingReceive != null) {
+            PyRef waiting = pendingReceive;
+            pendingReceive = null;
+            Futures.resolve(bridge, waiting, message);
+            return;
+        }
+        incoming.add(message);
+        queuedBytes += size;
+        if (!paused && (incoming.size() >= MAX_QUEUE || queuedBytes >= HIGH_WATER)) {
+            paused = true;
+            connection.pauseReading(true);
+        }
+    }
+
+    @Override
+    public synchronized void closed(int code, String reason) {
+        gone = true;
+        if (pendingSend != null) {
+            Futures.resolve(bridge, pendingSend, Boolean.FALSE);
+            pendingSend = null;
+        }
+        end(disconnect(code, phase == Phase.OPEN ? reason : null));
+    }
+
+    @Override
+    public synchronized void writable() {
+        if (pendingSend != null) {
+            Futures.resolve(bridge, pendingSend, null);
+            pendingSend = null;
+        }
+    }
+
+    // ---- the end of the coroutine (driving thread, GIL held)
+
+    synchronized void completed(PythonException error) {
+        if (pendingReceive != null) {
+            pendingReceive.close();
+            pendingReceive = null;
+        }
+        if (pendingSend != null) {
+            pendingSend.close();
+            pendingSend = null;
+        }
+        if (error != null) {
+            if (error.pythonType().endsWith("ClientDisconnected")) {
+                return; // as Uvicorn: the app let the disconnect propagate
+            }
+            String reason = invalid != null ? "Invalid ASGI message: " + invalid + "\n" : "";
+            Log.error("Exception in ASGI application\n" + reason + error.pythonTraceback().stripTrailing());
+        } else if (phase == Phase.HANDSHAKE || phase == Phase.RESPONSE) {
+            Log.error("ASGI callable returned without completing handshake.");
+        }
+        if (gone) {
+            return;
+        }
+        switch (phase) {
+            case HANDSHAKE -> connection.deny(500, List.<String[]>of(new String[]{"content-type", "text/plain; charset=utf-8"}),
+                    "Internal Server Error".getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+            case RESPONSE -> connection.deny(responseStatus, responseHeaders, responseBody.toByteArray()); // what it has
+            case OPEN -> connection.abort(); // as Uvicorn: returning without a close frame drops the connection
+            case CLOSED -> {
+                // the close handshake (or the denial) finishes on its own
+            }
+        }
+        phase = Phase.CLOSED;
+    }
+}

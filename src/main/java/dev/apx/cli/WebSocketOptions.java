@@ -1,0 +1,51 @@
+package dev.apx.cli;
+
+import dev.apx.server.WebSocketConfig;
+import picocli.CommandLine.Option;
+
+import java.time.Duration;
+import java.util.List;
+
+/** Uvicorn's WebSocket flags, mixed into {@link Main}; {@link #config} checks them. */
+final class WebSocketOptions {
+    /** Uvicorn's implementation names; apx has one implementation (Netty), so all but none mean on. */
+    private static final List<String> KINDS = List.of("auto", "none", "websockets", "websockets-sansio", "wsproto");
+
+    @Option(names = "--ws", defaultValue = "auto", paramLabel = "[auto|none|websockets|websockets-sansio|wsproto]",
+            description = "WebSocket support; 'none' turns it off (upgrade requests reach the app as plain HTTP). Default: ${DEFAULT-VALUE}.")
+    String ws;
+
+    @Option(names = "--ws-max-size", defaultValue = "16777216", paramLabel = "BYTES",
+            description = "Close with 1009 on a message larger than this. Default: ${DEFAULT-VALUE}.")
+    int maxSize;
+
+    @Option(names = "--ws-ping-interval", defaultValue = "20.0", paramLabel = "SECONDS",
+            description = "Ping each WebSocket this often (0: never). Default: ${DEFAULT-VALUE}.")
+    double pingInterval;
+
+    @Option(names = "--ws-ping-timeout", defaultValue = "20.0", paramLabel = "SECONDS",
+            description = "Close with 1011 when a ping gets no pong within this (0: wait forever). Default: ${DEFAULT-VALUE}.")
+    double pingTimeout;
+
+    @Option(names = "--ws-per-message-deflate", arity = "0..1", defaultValue = "true", fallbackValue = "true", paramLabel = "BOOLEAN",
+            description = "Compress messages (permessage-deflate) when the client offers it. Default: ${DEFAULT-VALUE}.")
+    boolean perMessageDeflate;
+
+    WebSocketConfig config() {
+        if (!KINDS.contains(ws)) {
+            throw new IllegalArgumentException("invalid value for --ws: '" + ws + "' (choose from " + KINDS + ")");
+        }
+        if (maxSize <= 0) {
+            throw new IllegalArgumentException("--ws-max-size must be a positive number of bytes, got " + maxSize);
+        }
+        return new WebSocketConfig(!ws.equals("none"), maxSize, seconds("--ws-ping-interval", pingInterval),
+                seconds("--ws-ping-timeout", pingTimeout), perMessageDeflate);
+    }
+
+    private static Duration seconds(String option, double value) {
+        if (!(value >= 0) || value > 1e9) {
+            throw new IllegalArgumentException(option + " must be a number of seconds >= 0, got " + value);
+        }
+        return Duration.ofNanos((long) (value * 1e9));
+    }
+}
