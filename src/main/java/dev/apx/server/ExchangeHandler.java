@@ -90,7 +90,8 @@ final class ExchangeHandler extends ChannelInboundHandlerAdapter {
     private void begin(HttpRequest request) {
         if (request.decoderResult().isFailure()) {
             Throwable cause = request.decoderResult().cause();
-            HttpResponseStatus status = cause instanceof TooLongHttpHeaderException ? HttpResponseStatus.REQUEST_HEADER_FIELDS_TOO_LARGE
+            HttpResponseStatus status = cause instanceof RequestRejected rejected ? rejected.status()
+                    : cause instanceof TooLongHttpHeaderException ? HttpResponseStatus.REQUEST_HEADER_FIELDS_TOO_LARGE
                     : cause instanceof TooLongHttpLineException ? HttpResponseStatus.REQUEST_URI_TOO_LONG
                     : cause instanceof TooLongFrameException ? HttpResponseStatus.REQUEST_ENTITY_TOO_LARGE
                     : HttpResponseStatus.BAD_REQUEST;
@@ -109,6 +110,7 @@ final class ExchangeHandler extends ChannelInboundHandlerAdapter {
             return;
         }
         state.inFlight().incrementAndGet();
+        state.countRequest();
         bodyDone = false;
         NettyResponse response = new NettyResponse(ctx.channel(), request, HttpUtil.isKeepAlive(request), this, state.config());
         currentResponse = response;
@@ -127,6 +129,10 @@ final class ExchangeHandler extends ChannelInboundHandlerAdapter {
     }
 
     private void body(HttpContent content) {
+        if (content.decoderResult().isFailure()) {
+            rejectBody(content.decoderResult().cause());
+            return;
+        }
         boolean last = content instanceof LastHttpContent;
         if (discarding) {
             discarding = !last;
@@ -141,6 +147,22 @@ final class ExchangeHandler extends ChannelInboundHandlerAdapter {
         bodyDone = last;
         if (content.content().isReadable() || last) {
             current.body(ByteBufUtil.getBytes(content.content()), last);
+        }
+    }
+
+    /**
+     * The body broke the rules after the app got the request (a bad chunk, too long): answer with
+     * the status if the app has not started its response, then close; the app sees a disconnect.
+     */
+    private void rejectBody(Throwable cause) {
+        Log.warning("Invalid HTTP request body received: " + cause.getMessage());
+        closing = true;
+        discardQueue();
+        HttpResponseStatus status = cause instanceof RequestRejected rejected ? rejected.status() : HttpResponseStatus.BAD_REQUEST;
+        if (currentResponse != null && currentResponse.preempt()) {
+            ErrorResponses.sendAndClose(ctx.channel(), status, state.config());
+        } else {
+            ctx.close();
         }
     }
 

@@ -38,6 +38,11 @@ final class NettyResponse implements Response {
     private boolean keepAlive;
     private boolean noBody;
     private boolean trailersPending;
+    /** NEW, then STARTED by the app or PREEMPTED by the server's own error response (whichever is first). */
+    private final java.util.concurrent.atomic.AtomicInteger phase = new java.util.concurrent.atomic.AtomicInteger(NEW);
+    private static final int NEW = 0;
+    private static final int STARTED = 1;
+    private static final int PREEMPTED = 2;
 
     NettyResponse(Channel channel, HttpRequest request, boolean keepAlive, ExchangeHandler handler, ServerConfig config) {
         this.channel = channel;
@@ -50,6 +55,9 @@ final class NettyResponse implements Response {
 
     @Override
     public void start(int status, List<String[]> headers, boolean trailers) {
+        if (!phase.compareAndSet(NEW, STARTED)) {
+            return;
+        }
         DefaultHttpResponse response = new DefaultHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.valueOf(status));
         HttpHeaders out = response.headers();
         DefaultHeaders.add(out, config);
@@ -90,6 +98,9 @@ final class NettyResponse implements Response {
 
     @Override
     public void body(byte[] data, boolean more) {
+        if (phase.get() == PREEMPTED) {
+            return;
+        }
         if (!noBody && data.length > 0) {
             channel.write(new DefaultHttpContent(Unpooled.wrappedBuffer(data)));
         }
@@ -104,6 +115,9 @@ final class NettyResponse implements Response {
 
     @Override
     public void file(Path path) throws IOException {
+        if (phase.get() == PREEMPTED) {
+            return;
+        }
         if (!noBody) {
             FileChannel file = FileChannel.open(path, StandardOpenOption.READ);
             channel.write(new DefaultFileRegion(file, 0, file.size()));
@@ -115,6 +129,9 @@ final class NettyResponse implements Response {
 
     @Override
     public void trailers(List<String[]> headers) {
+        if (phase.get() == PREEMPTED) {
+            return;
+        }
         LastHttpContent last = new DefaultLastHttpContent();
         for (String[] header : headers) {
             last.trailingHeaders().add(header[0], header[1]);
@@ -126,6 +143,11 @@ final class NettyResponse implements Response {
         boolean reuse = keepAlive;
         ChannelFuture written = channel.writeAndFlush(last);
         written.addListener(f -> channel.eventLoop().execute(() -> handler.responseDone(this, reuse && f.isSuccess())));
+    }
+
+    /** The server answers instead of the app (event loop); false when the app's response started first. */
+    boolean preempt() {
+        return phase.compareAndSet(NEW, PREEMPTED);
     }
 
     @Override
