@@ -165,6 +165,15 @@ final class RequestDecoder extends HttpRequestDecoder {
         return super.createMessage(initialLine);
     }
 
+    /** Netty splits at runs of any whitespace; the target must sit between two single spaces. */
+    @Override
+    protected String splitSecondWordInitialLine(byte[] line, int start, int length) {
+        if (start == 0 || line[start - 1] != ' ' || start + length >= line.length || line[start + length] != ' ') {
+            throw new RequestRejected(HttpResponseStatus.BAD_REQUEST, "request line is not METHOD SP target SP version");
+        }
+        return super.splitSecondWordInitialLine(line, start, length);
+    }
+
     private RequestRejected check(HttpRequest request) {
         if (request.decoderResult() instanceof HttpMessageDecoderResult result
                 && result.initialLineLength() != request.method().name().length() + request.uri().length() + "  HTTP/1.1".length()) {
