@@ -92,6 +92,10 @@ async def echo(scope, receive, send):
     body = await read_body(receive)
     if body is None:
         return "disconnect"
+    if scope["method"] == "HEAD":  # 204: no body for a client to frame
+        await send({"type": "http.response.start", "status": 204, "headers": []})
+        await send({"type": "http.response.body", "body": b""})
+        return
     await respond(send, 200, b"%d bytes" % len(body))
 
 

@@ -95,7 +95,7 @@ final class ExchangeHandler extends ChannelInboundHandlerAdapter {
                     : cause instanceof TooLongHttpLineException ? HttpResponseStatus.REQUEST_URI_TOO_LONG
                     : cause instanceof TooLongFrameException ? HttpResponseStatus.REQUEST_ENTITY_TOO_LARGE
                     : HttpResponseStatus.BAD_REQUEST;
-            Log.warning("Invalid HTTP request received: " + cause.getMessage());
+            Log.warning("Invalid HTTP request received: " + printable(cause.getMessage()));
             closing = true;
             discardQueue();
             ErrorResponses.sendAndClose(ctx.channel(), status, state.config());
@@ -155,7 +155,7 @@ final class ExchangeHandler extends ChannelInboundHandlerAdapter {
      * the status if the app has not started its response, then close; the app sees a disconnect.
      */
     private void rejectBody(Throwable cause) {
-        Log.warning("Invalid HTTP request body received: " + cause.getMessage());
+        Log.warning("Invalid HTTP request body received: " + printable(cause.getMessage()));
         closing = true;
         discardQueue();
         HttpResponseStatus status = cause instanceof RequestRejected rejected ? rejected.status() : HttpResponseStatus.BAD_REQUEST;
@@ -164,6 +164,15 @@ final class ExchangeHandler extends ChannelInboundHandlerAdapter {
         } else {
             ctx.close();
         }
+    }
+
+    /** A message that may quote the client's bytes, safe for a log line: controls and non-ASCII as \\xNN. */
+    private static String printable(String message) {
+        StringBuilder out = new StringBuilder();
+        for (char c : String.valueOf(message).toCharArray()) {
+            out.append(c >= 0x20 && c < 0x7f ? String.valueOf(c) : String.format("\\x%02x", (int) c));
+        }
+        return out.toString();
     }
 
     /** {@code response} went out (event loop); ignored when the connection closed first. */
