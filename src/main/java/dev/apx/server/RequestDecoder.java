@@ -141,6 +141,15 @@ final class RequestDecoder extends HttpRequestDecoder {
         }
     }
 
+    /**
+     * The connection closed: Netty would report a half-received request as a failed message, but
+     * there is nobody left to answer, and the app (if it has the request) hears of it as a disconnect.
+     */
+    @Override
+    protected void decodeLast(ChannelHandlerContext ctx, ByteBuf in, List<Object> out) {
+        in.skipBytes(in.readableBytes());
+    }
+
     /** Called by Netty for the request line, before the headers. */
     @Override
     protected HttpMessage createMessage(String[] initialLine) throws Exception {

@@ -1,6 +1,5 @@
 package dev.apx.server;
 
-import dev.apx.python.TestPython;
 import org.junit.jupiter.api.Test;
 
 import java.io.OutputStream;
@@ -9,7 +8,6 @@ import java.util.List;
 import java.util.SplittableRandom;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * Property-based fuzzing of whole connections: random and mutated requests ({@link RequestShapes})
@@ -24,7 +22,7 @@ class ConnectionFuzzTest {
 
     @Test
     void everyConnectionGetsValidResponsesAndACloseAndTheAppSeesOnlyWellFormedScopes() throws Exception {
-        assumeTrue(TestPython.install().minorVersion().equals("3.11"), "the fuzz runs once, in the 3.11 fork");
+        OnceOnly.inThe311Fork();
         long seed = RequestShapes.runSeed();
         ServerConfig config = ServerConfig.defaults().withAccessLog(false);
         Log.setLevel(Log.Level.ERROR);

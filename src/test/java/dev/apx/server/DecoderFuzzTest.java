@@ -1,6 +1,5 @@
 package dev.apx.server;
 
-import dev.apx.python.TestPython;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelHandlerContext;
@@ -18,7 +17,6 @@ import java.util.SplittableRandom;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * Property-based fuzzing of apx's real connection pipeline ({@link ChannelSetup}) on an
@@ -40,7 +38,7 @@ class DecoderFuzzTest {
 
     @Test
     void everyInputGetsValidResponsesOrACloseAndLeavesTheServerHealthy() {
-        assumeTrue(TestPython.install().minorVersion().equals("3.11"), "the fuzz runs once, in the 3.11 fork");
+        OnceOnly.inThe311Fork();
         long seed = RequestShapes.runSeed();
         int[] statuses = new int[600];
         Log.setLevel(Log.Level.ERROR); // a warning per refused request would be most of the run's time

@@ -104,6 +104,7 @@ class RequestRejectionTest {
 
     @BeforeAll
     static void start() {
+        OnceOnly.inThe311Fork(); // none of it reaches Python unless the head is valid
         ServerConfig config = ServerConfig.defaults().withAccessLog(false);
         server = new TestServer("apxtest.hostile_apps", "app", config.withLimits(config.limits().withMaxBody(1000)));
     }
