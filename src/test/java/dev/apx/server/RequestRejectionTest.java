@@ -111,7 +111,9 @@ class RequestRejectionTest {
 
     @AfterAll
     static void stop() throws InterruptedException {
-        server.close();
+        if (server != null) {
+            server.close();
+        }
     }
 
     @ParameterizedTest(name = "{0}")
