@@ -67,7 +67,13 @@ def report(path):
     if path == "/seen":
         return {"seen": seen, "malformed": malformed}
     gc.collect()
-    return dict(counts, objects=len(gc.get_objects()), malformed=len(malformed))
+    objects = gc.get_objects()
+    kinds = {}
+    for o in objects:
+        name = type(o).__name__
+        kinds[name] = kinds.get(name, 0) + 1
+    top = dict(sorted(kinds.items(), key=lambda kv: -kv[1])[:12])
+    return dict(counts, objects=len(objects), malformed=len(malformed), kinds=top)
 
 
 async def respond(send, status, body):
