@@ -13,5 +13,9 @@ python="${2:-3.11}"
 mvn -B -ntp -o -q test-compile
 execution=default-test
 [ "$python" = 3.11 ] || execution="py$python"
-mvn -B -ntp -o surefire:test@"$execution" -Dtest=DisconnectTest -Dapx.disconnects="$cases" \
-    -Dsurefire.failIfNoSpecifiedTests=false 2>&1 | grep -aE "DisconnectTest:|outcomes|after |Tests run:|FAIL|growth|Expecting|but was" || true
+log="target/disconnects-$cases-py$python.log"
+status=0
+mvn -B -ntp -o surefire:test@"$execution" -Dtest=DisconnectTest -Dapx.disconnects="$cases" >"$log" 2>&1 || status=$?
+grep -aE "DisconnectTest:|outcomes|after |Tests run:|Expecting|but was|\[ERROR\] .*DisconnectTest" "$log" | head -20 || true
+echo "full log: $log (exit $status)"
+exit "$status"
