@@ -14,11 +14,11 @@ import static org.assertj.core.api.Assertions.assertThat;
  * written in pieces to a real socket of apx serving {@code apxtest.hostile_apps} on the embedded
  * CPython, then the client half-closes. For every input the client reads valid HTTP responses and
  * a close (never a hang), the app saw only well-formed scopes, no handler is left running, and a
- * good request on a new connection succeeds. 2,000 connections, in the 3.11 fork only; with
- * {@link DecoderFuzzTest} the normal run fuzzes 102,000 inputs.
+ * good request on a new connection succeeds. 1,000 connections, in the 3.11 fork only; with
+ * {@link DecoderFuzzTest} the normal run fuzzes 101,000 inputs.
  */
 class ConnectionFuzzTest {
-    private static final int CASES = Integer.getInteger("apx.fuzz.connectionCases", 2_000);
+    private static final int CASES = Integer.getInteger("apx.fuzz.connectionCases", 1_000);
 
     @Test
     void everyConnectionGetsValidResponsesAndACloseAndTheAppSeesOnlyWellFormedScopes() throws Exception {

@@ -36,7 +36,7 @@ class RequestDecoderTest {
         // bodies full of "LF SP": only the head may be checked for obs-fold
         String fixed = "POST /a HTTP/1.1\r\nHost: t\r\nContent-Length: 8\r\n\r\n\n \n\t\n \r\n";
         String chunked = "POST /b HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: chunked\r\n\r\n4\r\n\n \n \r\n0\r\n\r\n";
-        String pipelined = fixed + "GET /c HTTP/1.1\r\nHost: t\r\n\r\n";
+        String pipelined = "\r\n" + fixed + "\r\nGET /c HTTP/1.1\r\nHost: t\r\n\r\n"; // empty lines before a request line are allowed
         for (String request : new String[]{fixed, chunked, pipelined}) {
             for (int cut = 0; cut <= request.length(); cut++) {
                 String answer = answer(request, cut);
