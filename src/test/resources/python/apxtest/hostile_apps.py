@@ -6,6 +6,7 @@ disconnect (receive() returned http.disconnect), cancelled (CancelledError); /st
 Python's live objects.
 """
 import asyncio
+import ctypes
 import gc
 import json
 import re
@@ -67,6 +68,7 @@ def report(path):
     if path == "/seen":
         return {"seen": seen, "malformed": malformed}
     gc.collect()
+    trim_malloc()
     objects = gc.get_objects()
     kinds = {}
     for o in objects:
@@ -74,6 +76,15 @@ def report(path):
         kinds[name] = kinds.get(name, 0) + 1
     top = dict(sorted(kinds.items(), key=lambda kv: -kv[1])[:12])
     return dict(counts, objects=len(objects), malformed=len(malformed), kinds=top)
+
+
+def trim_malloc():
+    """Hands glibc's free arena memory back to the OS, so that RSS measures what is in use, not
+    what many threads' arenas happen to keep (hundreds of MiB that come and go)."""
+    try:
+        ctypes.CDLL(None).malloc_trim(0)
+    except (OSError, AttributeError):
+        pass  # not glibc
 
 
 async def respond(send, status, body):
