@@ -20,6 +20,7 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.List;
 import java.util.Locale;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * A {@link Response} written to a Netty channel. Framing follows Uvicorn: the app's
@@ -39,7 +40,7 @@ final class NettyResponse implements Response {
     private boolean noBody;
     private boolean trailersPending;
     /** NEW, then STARTED by the app or PREEMPTED by the server's own error response (whichever is first). */
-    private final java.util.concurrent.atomic.AtomicInteger phase = new java.util.concurrent.atomic.AtomicInteger(NEW);
+    private final AtomicInteger phase = new AtomicInteger(NEW);
     private static final int NEW = 0;
     private static final int STARTED = 1;
     private static final int PREEMPTED = 2;
