@@ -130,7 +130,9 @@ final class ExchangeHandler extends ChannelInboundHandlerAdapter {
 
     private void body(HttpContent content) {
         if (content.decoderResult().isFailure()) {
-            rejectBody(content.decoderResult().cause());
+            if (!(content instanceof HttpRequest)) { // a refused head is a full request: begin() answered it
+                rejectBody(content.decoderResult().cause());
+            }
             return;
         }
         boolean last = content instanceof LastHttpContent;
