@@ -18,10 +18,13 @@ final class CheckingApp implements HttpApp {
     private static final Pattern VALUE = Pattern.compile("([\\x21-\\x7e\\x80-\\xff]([\\x20\\x09\\x21-\\x7e\\x80-\\xff]*[\\x21-\\x7e\\x80-\\xff])?)?");
 
     final ConcurrentLinkedQueue<String> problems = new ConcurrentLinkedQueue<>();
+    /** Whether each request it got, in order, was HEAD (cleared by the test between connections). */
+    final List<Boolean> heads = new java.util.ArrayList<>();
 
     @Override
     public Exchange open(RequestHead head, Response response) {
         check(head);
+        heads.add(head.method().equals("HEAD"));
         ByteArrayOutputStream body = new ByteArrayOutputStream();
         boolean isHead = head.method().equals("HEAD");
         return new Exchange() {

@@ -65,7 +65,7 @@ class ConnectionFuzzTest {
             }
             String response = RawHttp.readAll(socket.getInputStream());
             assertThat(response).as("the server closes").doesNotEndWith("TIMEOUT");
-            List<ResponseStream.Response> responses = ResponseStream.parse(response);
+            List<ResponseStream.Response> responses = ResponseStream.parse(response, null);
             for (ResponseStream.Response r : responses.subList(0, Math.max(0, responses.size() - 1))) {
                 assertThat(r.status()).as("only the last response may be an error").isLessThan(400);
             }

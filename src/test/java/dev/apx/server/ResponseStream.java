@@ -25,8 +25,15 @@ final class ResponseStream {
     private ResponseStream() {
     }
 
-    static List<Response> parse(String bytes) {
+    /**
+     * @param heads for each final response in order, whether its request was HEAD (no body,
+     *              whatever content-length says); beyond the list, or when it is null, none was,
+     *              except that with null the last response may be a server error without its body
+     *              (the client cannot tell here whether it answered a HEAD)
+     */
+    static List<Response> parse(String bytes, List<Boolean> heads) {
         List<Response> responses = new ArrayList<>();
+        int finals = 0;
         int at = 0;
         while (at < bytes.length()) {
             Matcher status = STATUS.matcher(bytes).region(at, bytes.length());
@@ -51,7 +58,12 @@ final class ResponseStream {
             }
             at += 2;
             String body;
-            if (code < 200 || code == 204 || code == 304) {
+            boolean head = code >= 200 && heads != null && finals < heads.size() && heads.get(finals);
+            boolean unknownHead = heads == null && code >= 400 && at == bytes.length();
+            if (code >= 200) {
+                finals++;
+            }
+            if (code < 200 || code == 204 || code == 304 || head || unknownHead) {
                 body = "";
             } else if (length >= 0) {
                 if (at + length > bytes.length()) {
