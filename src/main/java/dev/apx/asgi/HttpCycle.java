@@ -294,9 +294,9 @@ final class HttpCycle implements Exchange {
             }
             String reason = invalid != null ? "Invalid ASGI message: " + invalid + "\n" : "";
             Log.error("Exception in ASGI application\n" + reason + error.pythonTraceback().stripTrailing());
-        } else if (phase == Phase.START) {
+        } else if (phase == Phase.START && !disconnected) { // as Uvicorn: no complaint once the client left
             Log.error("ASGI callable returned without starting response.");
-        } else if (phase != Phase.DONE) {
+        } else if (phase != Phase.DONE && !disconnected) {
             Log.error("ASGI callable returned without completing response.");
         }
         if (disconnected) {

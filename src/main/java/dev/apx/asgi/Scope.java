@@ -7,7 +7,9 @@ import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.LinkedHashMap;
 import java.util.Locale;
+import java.util.Map;
 
 /**
  * The values of an ASGI 2.4 HTTP scope, computed in Java; {@code apx._asgi.http_runner} puts them
@@ -27,6 +29,42 @@ record Scope(String httpVersion, String method, String scheme, String path, byte
     /** The positional arguments of {@code run(handle, ...)}, after the handle. */
     Object[] runArguments(long handle) {
         return new Object[]{handle, httpVersion, method, scheme, path, rawPath, queryString, rootPath, headers, client, server};
+    }
+
+    /** The scope as a Java map, headers as (name, value) pairs: for the websocket path, which converts it whole. */
+    Map<String, Object> toMap() {
+        Map<String, Object> scope = new LinkedHashMap<>();
+        scope.put("type", "http");
+        scope.put("asgi", Map.of("version", "3.0", "spec_version", "2.4"));
+        scope.put("http_version", httpVersion);
+        scope.put("method", method);
+        scope.put("scheme", scheme);
+        scope.put("path", path);
+        scope.put("raw_path", rawPath);
+        scope.put("query_string", queryString);
+        scope.put("root_path", rootPath);
+        scope.put("headers", headers instanceof byte[] blob ? pairs(blob) : headers);
+        scope.put("client", client);
+        scope.put("server", server);
+        return scope;
+    }
+
+    private static List<Object[]> pairs(byte[] blob) {
+        List<Object[]> pairs = new ArrayList<>();
+        byte[] name = null;
+        for (int start = 0, at = 0; at < blob.length; at++) {
+            if (blob[at] == 0) {
+                byte[] field = java.util.Arrays.copyOfRange(blob, start, at);
+                if (name == null) {
+                    name = field;
+                } else {
+                    pairs.add(new Object[]{name, field});
+                    name = null;
+                }
+                start = at + 1;
+            }
+        }
+        return pairs;
     }
 
     static Scope http(RequestHead head, AsgiConfig config) {

@@ -110,8 +110,8 @@ final class WebSocketCycle implements WebSocketSession {
                 }
                 case RESPONSE -> {
                     expect(type, "websocket.http.response.body", "Expected ASGI message 'websocket.http.response.body' but got '" + type + "'.");
-                    responseBody.writeBytes(Messages.bytes(fields, "body"));
-                    if (!Messages.flag(fields, "more_body")) {
+                    responseBody.writeBytes(Messages.bytes("body", fields.get("body")));
+                    if (!Messages.flag("more_body", fields.get("more_body"))) {
                         phase = Phase.CLOSED;
                         end(disconnect(1006, null));
                         connection.deny(responseStatus, responseHeaders, responseBody.toByteArray());
@@ -134,7 +134,7 @@ final class WebSocketCycle implements WebSocketSession {
                 if (subprotocol != null && !(subprotocol instanceof String)) {
                     throw new Messages.Invalid("websocket.accept 'subprotocol' must be a str or None, got " + Messages.typeName(subprotocol));
                 }
-                List<String[]> headers = Messages.headers(fields);
+                List<String[]> headers = Messages.headers(fields.get("headers"));
                 phase = Phase.OPEN;
                 connection.accept((String) subprotocol, headers);
             }
@@ -147,7 +147,7 @@ final class WebSocketCycle implements WebSocketSession {
                 if (!(fields.get("status") instanceof Long status) || status < 100 || status >= 600) {
                     throw new Messages.Invalid("Invalid HTTP status code '" + fields.get("status") + "' in response.");
                 }
-                responseHeaders = Messages.headers(fields);
+                responseHeaders = Messages.headers(fields.get("headers"));
                 responseStatus = status.intValue();
                 responseBody = new ByteArrayOutputStream();
                 phase = Phase.RESPONSE;

@@ -14,7 +14,7 @@ final class WebSocketScope {
     }
 
     static Map<String, Object> of(RequestHead head, AsgiConfig config) {
-        Map<String, Object> scope = Scope.http(head, config);
+        Map<String, Object> scope = ProxyHeaders.apply(Scope.http(head, config), head, config).toMap();
         scope.put("type", "websocket");
         scope.remove("method");
         scope.put("scheme", "https".equals(scope.get("scheme")) ? "wss" : "ws");

@@ -297,7 +297,7 @@ public final class Request {
                 listener.completed(gil, this, endResult == null ? none : endResult, endError);
             }
         } finally {
-            close(endResult, null);
+            close(endResult, endError == null ? null : endError.exception()); // the exception holds its traceback's frames: not left to the Cleaner
             endResult = null;
             close(coroutine, waiter);
             close(task, context);

@@ -6,6 +6,7 @@ import dev.apx.asgi.TrustedHosts;
 import dev.apx.bridge.LoopKind;
 import dev.apx.python.PythonException;
 import dev.apx.python.PythonSetupException;
+import dev.apx.server.Limits;
 import dev.apx.server.Log;
 import dev.apx.server.ServerConfig;
 import picocli.CommandLine;
@@ -79,6 +80,38 @@ public final class Main implements Callable<Integer> {
     @Option(names = "--backlog", defaultValue = "2048", description = "Maximum pending connections. Default: ${DEFAULT-VALUE}.")
     int backlog;
 
+    @Option(names = "--limit-max-requests", paramLabel = "N",
+            description = "Stop the server (gracefully) after this many requests. Default: no limit.")
+    Long limitMaxRequests;
+
+    @Option(names = "--limit-request-line", paramLabel = "BYTES", defaultValue = "8192",
+            description = "414 for a request line longer than this. Default: ${DEFAULT-VALUE}.")
+    int limitRequestLine;
+
+    @Option(names = "--limit-request-fields", paramLabel = "N", defaultValue = "100",
+            description = "431 for more header fields than this. Default: ${DEFAULT-VALUE}.")
+    int limitRequestFields;
+
+    @Option(names = "--limit-request-field-size", paramLabel = "BYTES", defaultValue = "8190",
+            description = "431 for a header field (name: value) longer than this. Default: ${DEFAULT-VALUE}.")
+    int limitRequestFieldSize;
+
+    @Option(names = "--limit-request-headers", paramLabel = "BYTES", defaultValue = "16384",
+            description = "431 for header lines longer than this all together. Default: ${DEFAULT-VALUE}.")
+    int limitRequestHeaders;
+
+    @Option(names = "--limit-max-body", paramLabel = "BYTES",
+            description = "413 for a request body longer than this. Default: no limit.")
+    Long limitMaxBody;
+
+    @Option(names = "--timeout-request-header", paramLabel = "SECONDS", defaultValue = "60",
+            description = "Close a connection whose request head is not complete after this long. Default: ${DEFAULT-VALUE}.")
+    int timeoutRequestHeader;
+
+    @Option(names = "--timeout-write", paramLabel = "SECONDS", defaultValue = "60",
+            description = "Close a connection whose client has read nothing of a waiting response for this long. Default: ${DEFAULT-VALUE}.")
+    int timeoutWrite;
+
     @Option(names = "--log-level", defaultValue = "info", paramLabel = "[critical|error|warning|info|debug|trace]",
             converter = Choice.LogLevel.class, description = "Log level. Default: info.")
     Log.Level logLevel;
@@ -145,8 +178,13 @@ public final class Main implements Callable<Integer> {
 
     ServerConfig serverConfig() {
         ServerConfig d = ServerConfig.defaults();
+        if (limitRequestLine <= 0 || limitRequestHeaders <= 0 || backlog <= 0) {
+            throw new IllegalArgumentException("--limit-request-line, --limit-request-headers and --backlog must be at least 1");
+        }
+        Limits limits = new Limits(limitRequestFields, limitRequestFieldSize, limitMaxBody == null ? 0 : limitMaxBody,
+                timeoutRequestHeader, timeoutWrite, limitMaxRequests == null ? 0 : limitMaxRequests);
         return new ServerConfig(host, port, uds, backlog, timeoutKeepAlive, limitConcurrency == null ? 0 : limitConcurrency,
-                serverHeader, dateHeader, d.maxInitialLineLength(), d.maxHeaderSize(), accessLog, d.workerThreads());
+                serverHeader, dateHeader, limitRequestLine, limitRequestHeaders, accessLog, d.workerThreads(), limits);
     }
 
     AsgiConfig asgiConfig() {

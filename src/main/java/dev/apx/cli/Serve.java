@@ -80,6 +80,10 @@ final class Serve {
             String host = config.host().contains(":") ? "[" + config.host() + "]" : config.host();
             Log.info("apx running on http://" + host + ":" + server.port() + " (Press CTRL+C to quit)");
         }
+        server.requestLimitReached().thenRun(() -> {
+            Log.warning("Maximum request limit of " + config.limits().maxRequests() + " exceeded. Terminating process.");
+            stop.countDown();
+        });
         try {
             stop.await();
             Log.info("Shutting down");

@@ -2,15 +2,14 @@ package dev.apx.server;
 
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelInitializer;
-import io.netty.handler.codec.http.HttpDecoderConfig;
-import io.netty.handler.codec.http.HttpServerCodec;
 import io.netty.handler.codec.http.HttpServerExpectContinueHandler;
 import io.netty.handler.timeout.IdleStateHandler;
 
 /**
- * The pipeline of one connection, in order: the keep-alive idle timer, the HTTP/1.1 codec (limits
- * from {@link ServerConfig}), {@code Expect: 100-continue}, then the handler that turns requests
- * into {@link Exchange}s.
+ * The pipeline of one connection, in order: the keep-alive idle timer, the write timeout, the
+ * request decoder (limits and strictness from {@link ServerConfig}; it also runs the header read
+ * timeout) and the response encoder, {@code Expect: 100-continue}, then the handler that turns
+ * requests into {@link Exchange}s.
  */
 final class ChannelSetup extends ChannelInitializer<Channel> {
     private final ServerState state;
@@ -23,12 +22,12 @@ final class ChannelSetup extends ChannelInitializer<Channel> {
     protected void initChannel(Channel channel) {
         ServerConfig config = state.config();
         state.connections().add(channel);
+        HeadRequests heads = new HeadRequests();
         channel.pipeline()
                 .addLast("idle", new IdleStateHandler(0, 0, config.keepAliveTimeoutSeconds()))
-                .addLast("http", new HttpServerCodec(new HttpDecoderConfig()
-                        .setMaxInitialLineLength(config.maxInitialLineLength())
-                        .setMaxHeaderSize(config.maxHeaderSize())
-                        .setMaxChunkSize(64 * 1024)))
+                .addLast("write-timeout", new StalledWriteHandler(config.limits().writeTimeoutSeconds()))
+                .addLast("decoder", new RequestDecoder(config, heads))
+                .addLast("encoder", new ResponseEncoder(heads))
                 .addLast("continue", new HttpServerExpectContinueHandler())
                 .addLast("exchanges", new ExchangeHandler(state));
     }

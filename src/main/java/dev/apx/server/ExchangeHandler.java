@@ -90,11 +90,12 @@ final class ExchangeHandler extends ChannelInboundHandlerAdapter {
     private void begin(HttpRequest request) {
         if (request.decoderResult().isFailure()) {
             Throwable cause = request.decoderResult().cause();
-            HttpResponseStatus status = cause instanceof TooLongHttpHeaderException ? HttpResponseStatus.REQUEST_HEADER_FIELDS_TOO_LARGE
+            HttpResponseStatus status = cause instanceof RequestRejected rejected ? rejected.status()
+                    : cause instanceof TooLongHttpHeaderException ? HttpResponseStatus.REQUEST_HEADER_FIELDS_TOO_LARGE
                     : cause instanceof TooLongHttpLineException ? HttpResponseStatus.REQUEST_URI_TOO_LONG
                     : cause instanceof TooLongFrameException ? HttpResponseStatus.REQUEST_ENTITY_TOO_LARGE
                     : HttpResponseStatus.BAD_REQUEST;
-            Log.warning("Invalid HTTP request received: " + cause.getMessage());
+            Log.warning("Invalid HTTP request received: " + printable(cause.getMessage()));
             closing = true;
             discardQueue();
             ErrorResponses.sendAndClose(ctx.channel(), status, state.config());
@@ -115,6 +116,7 @@ final class ExchangeHandler extends ChannelInboundHandlerAdapter {
             return;
         }
         state.inFlight().incrementAndGet();
+        state.countRequest();
         bodyDone = false;
         NettyResponse response = new NettyResponse(ctx.channel(), request, HttpUtil.isKeepAlive(request), this, state.config());
         currentResponse = response;
@@ -133,6 +135,12 @@ final class ExchangeHandler extends ChannelInboundHandlerAdapter {
     }
 
     private void body(HttpContent content) {
+        if (content.decoderResult().isFailure()) {
+            if (!(content instanceof HttpRequest)) { // a refused head is a full request: begin() answered it
+                rejectBody(content.decoderResult().cause());
+            }
+            return;
+        }
         boolean last = content instanceof LastHttpContent;
         if (discarding) {
             discarding = !last;
@@ -148,6 +156,31 @@ final class ExchangeHandler extends ChannelInboundHandlerAdapter {
         if (content.content().isReadable() || last) {
             current.body(ByteBufUtil.getBytes(content.content()), last);
         }
+    }
+
+    /**
+     * The body broke the rules after the app got the request (a bad chunk, too long): answer with
+     * the status if the app has not started its response, then close; the app sees a disconnect.
+     */
+    private void rejectBody(Throwable cause) {
+        Log.warning("Invalid HTTP request body received: " + printable(cause.getMessage()));
+        closing = true;
+        discardQueue();
+        HttpResponseStatus status = cause instanceof RequestRejected rejected ? rejected.status() : HttpResponseStatus.BAD_REQUEST;
+        if (currentResponse != null && currentResponse.preempt()) {
+            ErrorResponses.sendAndClose(ctx.channel(), status, state.config());
+        } else {
+            ctx.close();
+        }
+    }
+
+    /** A message that may quote the client's bytes, safe for a log line: controls and non-ASCII as \\xNN. */
+    private static String printable(String message) {
+        StringBuilder out = new StringBuilder();
+        for (char c : String.valueOf(message).toCharArray()) {
+            out.append(c >= 0x20 && c < 0x7f ? String.valueOf(c) : String.format("\\x%02x", (int) c));
+        }
+        return out.toString();
     }
 
     /** {@code response} went out (event loop); ignored when the connection closed first. */

@@ -21,6 +21,7 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.List;
 import java.util.Locale;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * A {@link Response} written to a Netty channel. Framing follows Uvicorn: the app's
@@ -43,6 +44,11 @@ final class NettyResponse implements Response {
     private boolean noBody;
     private boolean trailersPending;
     private Object unsentHead; // off the event loop: the head, to go out in one task with the first body write
+    /** NEW, then STARTED by the app or PREEMPTED by the server's own error response (whichever is first). */
+    private final AtomicInteger phase = new AtomicInteger(NEW);
+    private static final int NEW = 0;
+    private static final int STARTED = 1;
+    private static final int PREEMPTED = 2;
 
     NettyResponse(Channel channel, HttpRequest request, boolean keepAlive, ExchangeHandler handler, ServerConfig config) {
         this.channel = channel;
@@ -55,6 +61,9 @@ final class NettyResponse implements Response {
 
     @Override
     public void start(int status, List<String[]> headers, boolean trailers) {
+        if (!phase.compareAndSet(NEW, STARTED)) {
+            return;
+        }
         DefaultHttpResponse response = new DefaultHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.valueOf(status));
         HttpHeaders out = response.headers();
         DefaultHeaders.add(out, config);
@@ -150,6 +159,9 @@ final class NettyResponse implements Response {
 
     @Override
     public void body(byte[] data, boolean more) {
+        if (phase.get() == PREEMPTED) {
+            return;
+        }
         Object content = !noBody && data.length > 0 ? new DefaultHttpContent(Unpooled.wrappedBuffer(data)) : null;
         if (more || trailersPending) {
             writeMiddle(content, true);
@@ -160,6 +172,9 @@ final class NettyResponse implements Response {
 
     @Override
     public void file(Path path) throws IOException {
+        if (phase.get() == PREEMPTED) {
+            return;
+        }
         Object region = null;
         if (!noBody) {
             FileChannel file = FileChannel.open(path, StandardOpenOption.READ);
@@ -174,6 +189,9 @@ final class NettyResponse implements Response {
 
     @Override
     public void trailers(List<String[]> headers) {
+        if (phase.get() == PREEMPTED) {
+            return;
+        }
         LastHttpContent last = new DefaultLastHttpContent();
         for (String[] header : headers) {
             last.trailingHeaders().add(header[0], header[1]);
@@ -184,6 +202,11 @@ final class NettyResponse implements Response {
     private void end(Object content, LastHttpContent last) {
         boolean reuse = keepAlive;
         writeEnd(content, last).addListener(f -> channel.eventLoop().execute(() -> handler.responseDone(this, reuse && f.isSuccess())));
+    }
+
+    /** The server answers instead of the app (event loop); false when the app's response started first. */
+    boolean preempt() {
+        return phase.compareAndSet(NEW, PREEMPTED);
     }
 
     @Override

@@ -92,6 +92,16 @@ public final class Server implements AutoCloseable {
         return state.inFlight().get();
     }
 
+    /** Requests handed to the app so far. */
+    public long requests() {
+        return state.requests().get();
+    }
+
+    /** Completes when the {@code --limit-max-requests}th request arrives (never without the limit). */
+    public java.util.concurrent.CompletionStage<Void> requestLimitReached() {
+        return state.requestLimitReached();
+    }
+
     /** Closes the listening socket; idle connections close now, busy ones after their response. */
     public void stopAccepting() {
         listener.close().syncUninterruptibly();

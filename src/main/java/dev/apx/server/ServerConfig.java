@@ -11,28 +11,48 @@ import java.nio.file.Path;
  * @param maxInitialLineLength  414 beyond this request line length
  * @param maxHeaderSize         431 beyond this header block size
  * @param accessLog             log one line per response
+ * @param limits                header, body, timeout and request-count limits (see {@link Limits})
  */
 public record ServerConfig(String host, int port, Path uds, int backlog, int keepAliveTimeoutSeconds,
                            int limitConcurrency, boolean serverHeader, boolean dateHeader,
-                           int maxInitialLineLength, int maxHeaderSize, boolean accessLog, int workerThreads) {
+                           int maxInitialLineLength, int maxHeaderSize, boolean accessLog, int workerThreads,
+                           Limits limits) {
+
+    /** With the default {@link Limits}. */
+    public ServerConfig(String host, int port, Path uds, int backlog, int keepAliveTimeoutSeconds,
+                        int limitConcurrency, boolean serverHeader, boolean dateHeader,
+                        int maxInitialLineLength, int maxHeaderSize, boolean accessLog, int workerThreads) {
+        this(host, port, uds, backlog, keepAliveTimeoutSeconds, limitConcurrency, serverHeader, dateHeader,
+                maxInitialLineLength, maxHeaderSize, accessLog, workerThreads, Limits.defaults());
+    }
 
     public static ServerConfig defaults() {
         return new ServerConfig("127.0.0.1", 8000, null, 2048, 5, 0, true, true, 8192, 16384, true,
                 Math.max(1, Runtime.getRuntime().availableProcessors()));
     }
 
+    public ServerConfig withLimits(Limits newLimits) {
+        return new ServerConfig(host, port, uds, backlog, keepAliveTimeoutSeconds, limitConcurrency, serverHeader,
+                dateHeader, maxInitialLineLength, maxHeaderSize, accessLog, workerThreads, newLimits);
+    }
+
+    public ServerConfig withBacklog(int newBacklog) {
+        return new ServerConfig(host, port, uds, newBacklog, keepAliveTimeoutSeconds, limitConcurrency, serverHeader,
+                dateHeader, maxInitialLineLength, maxHeaderSize, accessLog, workerThreads, limits);
+    }
+
     public ServerConfig withPort(int newPort) {
         return new ServerConfig(host, newPort, uds, backlog, keepAliveTimeoutSeconds, limitConcurrency, serverHeader,
-                dateHeader, maxInitialLineLength, maxHeaderSize, accessLog, workerThreads);
+                dateHeader, maxInitialLineLength, maxHeaderSize, accessLog, workerThreads, limits);
     }
 
     public ServerConfig withAccessLog(boolean enabled) {
         return new ServerConfig(host, port, uds, backlog, keepAliveTimeoutSeconds, limitConcurrency, serverHeader,
-                dateHeader, maxInitialLineLength, maxHeaderSize, enabled, workerThreads);
+                dateHeader, maxInitialLineLength, maxHeaderSize, enabled, workerThreads, limits);
     }
 
     public ServerConfig withLimitConcurrency(int limit) {
         return new ServerConfig(host, port, uds, backlog, keepAliveTimeoutSeconds, limit, serverHeader,
-                dateHeader, maxInitialLineLength, maxHeaderSize, accessLog, workerThreads);
+                dateHeader, maxInitialLineLength, maxHeaderSize, accessLog, workerThreads, limits);
     }
 }
