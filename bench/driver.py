@@ -26,6 +26,9 @@ BENCH = ROOT / "bench"
 APPS = BENCH / "apps"
 RESULTS = BENCH / "results"
 VENV_PYTHON = ROOT / ".venv" / "bench" / "bin" / "python"
+# issue 6's targets for apx req/s ÷ Uvicorn req/s (sleep-1ms: at 256 connections)
+TARGETS = {"plaintext": 3.0, "get-10k": 3.0, "echo-4k": 2.0, "echo-10k": 2.0, "stream-64x1k": 4.0, "sleep-1ms": 1.5,
+           "starlette-json": 1.5, "fastapi-json": 1.5}
 SERVER_CORE = "0"
 WRK_CORE = "1"
 
@@ -242,6 +245,8 @@ def table(rows):
              "|---|---:|---|---:|---:|---:|---:|---:|---:|---:|"]
     for r in rows:
         ratio = f"**{r['ratio']:.2f}×**" if r.get("ratio") else ""
+        if r.get("ratio") and r["workload"] in TARGETS and (r["workload"] != "sleep-1ms" or r["connections"] == 256):
+            ratio += f" (target {TARGETS[r['workload']]:.1f}×)"
         if "of_ceiling_pct" in r:
             ratio += f" ({r['of_ceiling_pct']:.0f} % of netty)"
         lines.append(f"| {r['workload']} | {r['connections']} | {r['server']} | {r['rps']:,.0f} | {r['spread_pct']:.0f} % "
@@ -299,6 +304,11 @@ def chart(rows, path):
         xs = [x + (i - (len(connections) - 1) / 2) * width for x in range(len(workloads))]
         bars = ax.bar(xs, values, width, label=f"{conns} connections")
         ax.bar_label(bars, fmt="%.2f", fontsize=7)
+    labelled = False
+    for x, w in enumerate(workloads):
+        if w in TARGETS:
+            ax.hlines(TARGETS[w], x - 0.45, x + 0.45, colors="red", linewidth=1.5, label=None if labelled else "issue 6 target")
+            labelled = True
     ax.axhline(1.0, color="black", linewidth=0.8)
     ax.set_xticks(range(len(workloads)), workloads, rotation=30, ha="right")
     ax.set_ylabel("requests/s, apx ÷ Uvicorn")
@@ -321,7 +331,8 @@ def update_docs(rows, facts, settings):
                        f"{settings['reps']} repetitions of {settings['duration']} s, warm-up {settings['warmup_apx']} s "
                        f"apx / {settings['warmup_uvicorn']} s Uvicorn; load average {settings['loadavg_start']:.2f} "
                        f"before, {settings['loadavg_end']:.2f} after).", "",
-                       table(rows), "", "Machine: " + "; ".join(f"{k} {v}" for k, v in facts.items()), "", end])
+                       table(rows), "", "Machine and versions:", ""]
+                      + [f"- {k}: {v}" for k, v in facts.items()] + ["", end])
     before, rest = text.split(start, 1)
     doc.write_text(before + block + rest.split(end, 1)[1])
     chart(rows, ROOT / "docs" / "benchmarks.png")
