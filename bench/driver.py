@@ -152,13 +152,22 @@ def parse_wrk(output):
     result = {"rps": float(re.search(r"Requests/sec:\s+([\d.]+)", output).group(1))}
     for percent in ("50", "75", "90", "99"):
         result[f"p{percent}_ms"] = _ms(re.search(rf"^\s+{percent}%\s+(\S+)", output, re.M).group(1))
-    result["requests"] = int(re.search(r"(\d+) requests in", output).group(1))
+    requests = re.search(r"(\d+) requests in ([\d.]+)(us|ms|s|m),", output)
+    result["requests"] = int(requests.group(1))
+    result["duration_s"] = _ms(requests.group(2) + requests.group(3)) / 1000
     socket_errors = re.search(r"Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)", output)
     result["socket_errors"] = sum(int(n) for n in socket_errors.groups()) if socket_errors else 0
     non_2xx = re.search(r"Non-2xx or 3xx responses: (\d+)", output)
     result["non_2xx"] = int(non_2xx.group(1)) if non_2xx else 0
     result["errors"] = result["socket_errors"] + result["non_2xx"]
     return result
+
+
+def cpu_seconds(server):
+    """User + system CPU time of the server process so far (all its threads)."""
+    with open(f"/proc/{server.process.pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def wrk(server, workload, connections, seconds):
@@ -168,12 +177,16 @@ def wrk(server, workload, connections, seconds):
     command.append(f"http://127.0.0.1:{server.port}{workload.path}")
     if workload.post_bytes:
         command += ["--", str(workload.post_bytes)]
+    cpu_before, began = cpu_seconds(server), time.monotonic()
     finished = subprocess.run(command, capture_output=True, text=True, timeout=seconds + 60)
+    cpu_pct = 100 * (cpu_seconds(server) - cpu_before) / (time.monotonic() - began) if server.process.poll() is None else 0
     if finished.returncode != 0 or "Requests/sec" not in finished.stdout:
         raise SystemExit(f"bench: wrk failed against {server.name}: {finished.stdout}{finished.stderr}")
     if server.process.poll() is not None:
         raise SystemExit(f"bench: {server.name} died during {workload.name}; see {server.log}")
-    return parse_wrk(finished.stdout)
+    result = parse_wrk(finished.stdout)
+    result["server_cpu_pct"] = cpu_pct
+    return result
 
 
 def warm_up(server, workload, options):
@@ -208,7 +221,8 @@ def measure_group(label, servers, workload, options, runs):
                               warmup_s=warmups[server.name], loadavg=os.getloadavg()[0])
                 runs.append(result)
                 print(f"  {label:<20} c={connections:<4} {server.name:<10} rep {rep}: {result['rps']:>10,.0f} req/s  "
-                      f"p50 {result['p50_ms']:.2f} ms  p99 {result['p99_ms']:.2f} ms  errors {result['errors']}",
+                      f"p50 {result['p50_ms']:.2f} ms  p99 {result['p99_ms']:.2f} ms  errors {result['errors']}  "
+                      f"server CPU {result['server_cpu_pct']:.0f} %",
                       flush=True)
 
 
@@ -228,7 +242,10 @@ def summarise(runs):
                      "spread_pct": 100 * (max(rps) - min(rps)) / statistics.mean(rps) if len(rps) > 1 else 0.0,
                      "p50_ms": statistics.mean(r["p50_ms"] for r in mine),
                      "p99_ms": statistics.mean(r["p99_ms"] for r in mine),
-                     "errors": sum(r["errors"] for r in mine), "warmup_s": mine[0]["warmup_s"]})
+                     "errors": sum(r["errors"] for r in mine), "warmup_s": mine[0]["warmup_s"],
+                     "server_cpu_pct": statistics.mean(r["server_cpu_pct"] for r in mine)})
+        cpu_seconds_used = sum(r["server_cpu_pct"] / 100 * r["duration_s"] for r in mine)
+        rows[-1]["per_cpu_s"] = sum(r["requests"] for r in mine) / cpu_seconds_used if cpu_seconds_used else 0.0
     by_key = {(r["workload"], r["connections"], r["server"]): r for r in rows}
     for row in rows:
         uvicorn = by_key.get((row["workload"], row["connections"], "uvicorn"))
@@ -241,8 +258,8 @@ def summarise(runs):
 
 
 def table(rows):
-    lines = ["| workload | conns | server | req/s | spread | p50 ms | p99 ms | errors | warm-up | apx/uvicorn |",
-             "|---|---:|---|---:|---:|---:|---:|---:|---:|---:|"]
+    lines = ["| workload | conns | server | req/s | spread | p50 ms | p99 ms | errors | server CPU | req/CPU-s | warm-up | apx/uvicorn |",
+             "|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for r in rows:
         ratio = f"**{r['ratio']:.2f}×**" if r.get("ratio") else ""
         if r.get("ratio") and r["workload"] in TARGETS and (r["workload"] != "sleep-1ms" or r["connections"] == 256):
@@ -250,13 +267,13 @@ def table(rows):
         if "of_ceiling_pct" in r:
             ratio += f" ({r['of_ceiling_pct']:.0f} % of netty)"
         lines.append(f"| {r['workload']} | {r['connections']} | {r['server']} | {r['rps']:,.0f} | {r['spread_pct']:.0f} % "
-                     f"| {r['p50_ms']:.2f} | {r['p99_ms']:.2f} | {r['errors']} | {r['warmup_s']} s | {ratio} |")
+                     f"| {r['p50_ms']:.2f} | {r['p99_ms']:.2f} | {r['errors']} | {r['server_cpu_pct']:.0f} % | {r['per_cpu_s']:,.0f} | {r['warmup_s']} s | {ratio} |")
     return "\n".join(lines)
 
 
 def tsv(rows):
-    header = ["workload", "connections", "server", "reps", "rps", "spread_pct", "p50_ms", "p99_ms", "errors", "warmup_s",
-              "ratio"]
+    header = ["workload", "connections", "server", "reps", "rps", "spread_pct", "p50_ms", "p99_ms", "errors",
+              "server_cpu_pct", "per_cpu_s", "warmup_s", "ratio"]
     lines = ["\t".join(header)]
     for r in rows:
         lines.append("\t".join("" if r.get(h) is None else (f"{r[h]:.3f}" if isinstance(r[h], float) else str(r[h]))
