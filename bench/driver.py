@@ -17,6 +17,7 @@ import statistics
 import subprocess
 import sys
 import time
+import urllib.error
 import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
@@ -41,6 +42,8 @@ class Workload:
     post_bytes: int = 0  # a POST body of this size (bench/wrk/post.lua), else GET
     expect_bytes: int = 0  # the response body size the check insists on
     note: str = ""
+    websocket: bool = False  # load with bench/wsload.py: one "request" is one echoed message
+    connections: tuple = ()  # fixed connection counts instead of --connections
 
 
 WORKLOADS = [
@@ -57,9 +60,9 @@ WORKLOADS = [
              note="apx: http.response.pathsend; Uvicorn (no pathsend): the app reads the file and sends one body"),
     Workload("starlette-file-50k", "frameworks:starlette", "/file", expect_bytes=50 * 1024,
              note="Starlette FileResponse: pathsend on apx, anyio file reads on Uvicorn"),
-    # WebSocket echo (100 connections) belongs here once apx serves WebSockets: a Workload with a
-    # ws:// app in bench/apps and a load generator that speaks WebSocket (wrk does not); see
-    # docs/benchmarks.md, "WebSocket row".
+    # apx rows appear once apx serves WebSockets (issue 5); until then only Uvicorn's is measured.
+    Workload("websocket-echo", "raw:ws_echo", "/", websocket=True, connections=(100,),
+             note="64-byte text messages echoed, closed loop per connection (bench/wsload.py); req/s = messages/s"),
 ]
 
 
@@ -117,7 +120,7 @@ def request(server, workload, timeout=5.0):
 
 
 def wait_ready(server, workload, limit=120.0):
-    """Polls until the server answers (the machine is shared: a JVM can take long to start)."""
+    """Polls until the server answers HTTP (the machine is shared: a JVM can take long to start)."""
     deadline = time.monotonic() + limit
     while time.monotonic() < deadline:
         if server.process.poll() is not None:
@@ -126,17 +129,33 @@ def wait_ready(server, workload, limit=120.0):
         try:
             request(server, workload, timeout=2.0)
             return
+        except urllib.error.HTTPError:
+            return  # it answered; check_answer judges the answer
         except OSError:
             time.sleep(0.2)
     raise SystemExit(f"bench: {server.name} did not answer within {limit:.0f} s; see {server.log}")
 
 
+def wsload(server, workload, *arguments):
+    return subprocess.run(["taskset", "-c", WRK_CORE, str(VENV_PYTHON), str(BENCH / "wsload.py"),
+                           f"ws://127.0.0.1:{server.port}{workload.path}", *arguments],
+                          capture_output=True, text=True, timeout=120)
+
+
 def check_answer(server, workload):
     """The right status and body size (and, for echo, the same bytes) before anything is measured."""
+    if workload.websocket:
+        checked = wsload(server, workload, "--check")
+        if checked.returncode != 0:
+            if server.name == "apx":
+                return f"apx serves no WebSocket echo here ({checked.stderr.strip()[-200:]})"
+            raise SystemExit(f"bench: {server.name} failed the WebSocket echo check: {checked.stderr}")
+        return None
     status, body, sent = request(server, workload)
     if status != 200 or len(body) != workload.expect_bytes or (sent is not None and body != sent):
         raise SystemExit(f"bench: {server.name} answered {workload.name} with status {status} and {len(body)} bytes "
                          f"(expected 200 and {workload.expect_bytes}); see {server.log}")
+    return None
 
 
 _UNITS = {"us": 1e-3, "ms": 1.0, "s": 1e3, "m": 60e3}
@@ -170,6 +189,20 @@ def cpu_seconds(server):
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
+def load(server, workload, connections, seconds):
+    """One measurement: wrk, or bench/wsload.py for WebSocket workloads; with the server's CPU share."""
+    cpu_before, began = cpu_seconds(server), time.monotonic()
+    if workload.websocket:
+        result = json.loads(wsload(server, workload, "--connections", str(connections), "--duration", str(seconds)).stdout)
+    else:
+        result = wrk(server, workload, connections, seconds)
+    result["server_cpu_pct"] = 100 * (cpu_seconds(server) - cpu_before) / (time.monotonic() - began) \
+        if server.process.poll() is None else 0
+    if server.process.poll() is not None:
+        raise SystemExit(f"bench: {server.name} died during {workload.name}; see {server.log}")
+    return result
+
+
 def wrk(server, workload, connections, seconds):
     command = ["taskset", "-c", WRK_CORE, "wrk", "-t1", f"-c{connections}", f"-d{seconds}s", "--latency"]
     if workload.post_bytes:
@@ -177,16 +210,10 @@ def wrk(server, workload, connections, seconds):
     command.append(f"http://127.0.0.1:{server.port}{workload.path}")
     if workload.post_bytes:
         command += ["--", str(workload.post_bytes)]
-    cpu_before, began = cpu_seconds(server), time.monotonic()
     finished = subprocess.run(command, capture_output=True, text=True, timeout=seconds + 60)
-    cpu_pct = 100 * (cpu_seconds(server) - cpu_before) / (time.monotonic() - began) if server.process.poll() is None else 0
     if finished.returncode != 0 or "Requests/sec" not in finished.stdout:
         raise SystemExit(f"bench: wrk failed against {server.name}: {finished.stdout}{finished.stderr}")
-    if server.process.poll() is not None:
-        raise SystemExit(f"bench: {server.name} died during {workload.name}; see {server.log}")
-    result = parse_wrk(finished.stdout)
-    result["server_cpu_pct"] = cpu_pct
-    return result
+    return parse_wrk(finished.stdout)
 
 
 def warm_up(server, workload, options):
@@ -196,10 +223,11 @@ def warm_up(server, workload, options):
     if minimum <= 0:
         return 0
     began = time.monotonic()
-    wrk(server, workload, max(options.connections), minimum)
+    connections = max(workload.connections or options.connections)
+    load(server, workload, connections, minimum)
     previous = None
     while time.monotonic() - began < 3 * minimum:
-        rate = wrk(server, workload, max(options.connections), 2)["rps"]
+        rate = load(server, workload, connections, 2)["rps"]
         if previous is not None and abs(rate - previous) <= 0.1 * max(rate, previous):
             break
         previous = rate
@@ -209,14 +237,18 @@ def warm_up(server, workload, options):
 def measure_group(label, servers, workload, options, runs):
     """Warm-up, then REPS rounds of every connection count, servers alternating within a round."""
     warmups = {}
-    for server in servers:
+    for server in list(servers):
         wait_ready(server, workload)
-        check_answer(server, workload)
+        skipped = check_answer(server, workload)
+        if skipped:
+            print(f"  {label:<20} skipped: {skipped}", flush=True)
+            servers.remove(server)
+            continue
         warmups[server.name] = warm_up(server, workload, options)
     for rep in range(1, options.reps + 1):
-        for connections in options.connections:
+        for connections in workload.connections or options.connections:
             for server in servers:
-                result = wrk(server, workload, connections, options.duration)
+                result = load(server, workload, connections, options.duration)
                 result.update(workload=label, connections=connections, server=server.name, rep=rep,
                               warmup_s=warmups[server.name], loadavg=os.getloadavg()[0])
                 runs.append(result)
@@ -393,7 +425,8 @@ def warmup_curve(workloads, options):
             try:
                 wait_ready(server, workload)
                 started = time.monotonic()
-                rates = [wrk(server, workload, max(options.connections), 1)["rps"] for _ in range(options.warmup_curve)]
+                connections = max(workload.connections or options.connections)
+                rates = [load(server, workload, connections, 1)["rps"] for _ in range(options.warmup_curve)]
                 print(f"{workload.name:<20} {kind:<8} 1-s slices over {time.monotonic() - started:.0f} s: "
                       + " ".join(f"{r:.0f}" for r in rates), flush=True)
             finally:

@@ -93,3 +93,26 @@ async def pathsend(scope, receive, send):
     else:
         with open(_FILE, "rb") as f:
             await send({"type": "http.response.body", "body": f.read()})
+
+
+async def ws_echo(scope, receive, send):
+    """WebSocket echo (each message back as it came); a plain HTTP request gets 200 "ws" so the
+    bench can tell the server is up."""
+    if scope["type"] == "http":
+        await send({"type": "http.response.start", "status": 200, "headers": _TEXT + [(b"content-length", b"2")]})
+        await send({"type": "http.response.body", "body": b"ws"})
+        return
+    if scope["type"] != "websocket":
+        return
+    message = await receive()
+    if message["type"] != "websocket.connect":
+        return
+    await send({"type": "websocket.accept"})
+    while True:
+        message = await receive()
+        if message["type"] == "websocket.disconnect":
+            return
+        if message.get("bytes") is not None:
+            await send({"type": "websocket.send", "bytes": message["bytes"]})
+        else:
+            await send({"type": "websocket.send", "text": message["text"]})
