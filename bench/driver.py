@@ -66,6 +66,10 @@ WORKLOADS = [
 ]
 
 
+class BenchFailure(Exception):
+    """A server that does not start, answers wrongly or dies: that workload stops, the run goes on."""
+
+
 @dataclass
 class Server:
     name: str
@@ -93,9 +97,9 @@ def server_command(kind, app, port, ceiling_classes=None):
             "NettyCeiling", kind, str(port)]
 
 
-def start_server(kind, app, ceiling_classes=None):
+def start_server(kind, app, label, ceiling_classes=None):
     port = free_port()
-    log = RESULTS / f"server-{kind}.log"
+    log = RESULTS / f"server-{label}-{kind}.log"
     with open(log, "w") as out:
         process = subprocess.Popen(["taskset", "-c", SERVER_CORE] + server_command(kind, app, port, ceiling_classes),
                                    stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
@@ -124,7 +128,7 @@ def wait_ready(server, workload, limit=120.0):
     deadline = time.monotonic() + limit
     while time.monotonic() < deadline:
         if server.process.poll() is not None:
-            raise SystemExit(f"bench: {server.name} exited with {server.process.returncode}; see {server.log}:\n"
+            raise BenchFailure(f"{server.name} exited with {server.process.returncode}; see {server.log}:\n"
                              + server.log.read_text()[-2000:])
         try:
             request(server, workload, timeout=2.0)
@@ -133,7 +137,7 @@ def wait_ready(server, workload, limit=120.0):
             return  # it answered; check_answer judges the answer
         except OSError:
             time.sleep(0.2)
-    raise SystemExit(f"bench: {server.name} did not answer within {limit:.0f} s; see {server.log}")
+    raise BenchFailure(f"{server.name} did not answer within {limit:.0f} s; see {server.log}")
 
 
 def wsload(server, workload, *arguments):
@@ -149,11 +153,14 @@ def check_answer(server, workload):
         if checked.returncode != 0:
             if server.name == "apx":
                 return f"apx serves no WebSocket echo here ({checked.stderr.strip()[-200:]})"
-            raise SystemExit(f"bench: {server.name} failed the WebSocket echo check: {checked.stderr}")
+            raise BenchFailure(f"{server.name} failed the WebSocket echo check: {checked.stderr}")
         return None
-    status, body, sent = request(server, workload)
+    try:
+        status, body, sent = request(server, workload)
+    except OSError as e:
+        raise BenchFailure(f"{server.name} did not answer {workload.name}: {e}; see {server.log}")
     if status != 200 or len(body) != workload.expect_bytes or (sent is not None and body != sent):
-        raise SystemExit(f"bench: {server.name} answered {workload.name} with status {status} and {len(body)} bytes "
+        raise BenchFailure(f"{server.name} answered {workload.name} with status {status} and {len(body)} bytes "
                          f"(expected 200 and {workload.expect_bytes}); see {server.log}")
     return None
 
@@ -193,13 +200,16 @@ def load(server, workload, connections, seconds):
     """One measurement: wrk, or bench/wsload.py for WebSocket workloads; with the server's CPU share."""
     cpu_before, began = cpu_seconds(server), time.monotonic()
     if workload.websocket:
-        result = json.loads(wsload(server, workload, "--connections", str(connections), "--duration", str(seconds)).stdout)
+        finished = wsload(server, workload, "--connections", str(connections), "--duration", str(seconds))
+        if finished.returncode != 0:
+            raise BenchFailure(f"bench/wsload.py failed against {server.name}: {finished.stderr[-2000:]}")
+        result = json.loads(finished.stdout)
     else:
         result = wrk(server, workload, connections, seconds)
     result["server_cpu_pct"] = 100 * (cpu_seconds(server) - cpu_before) / (time.monotonic() - began) \
         if server.process.poll() is None else 0
     if server.process.poll() is not None:
-        raise SystemExit(f"bench: {server.name} died during {workload.name}; see {server.log}")
+        raise BenchFailure(f"{server.name} died during {workload.name}; see {server.log}")
     return result
 
 
@@ -212,7 +222,7 @@ def wrk(server, workload, connections, seconds):
         command += ["--", str(workload.post_bytes)]
     finished = subprocess.run(command, capture_output=True, text=True, timeout=seconds + 60)
     if finished.returncode != 0 or "Requests/sec" not in finished.stdout:
-        raise SystemExit(f"bench: wrk failed against {server.name}: {finished.stdout}{finished.stderr}")
+        raise BenchFailure(f"wrk failed against {server.name}: {finished.stdout}{finished.stderr}")
     return parse_wrk(finished.stdout)
 
 
@@ -398,17 +408,17 @@ def parse_args(argv):
     p.add_argument("--warmup-uvicorn", type=int, default=2, help="minimum seconds of load before measuring Uvicorn (default 2)")
     p.add_argument("--only", default="", help="a regular expression: run the workloads whose name matches")
     p.add_argument("--no-ceiling", action="store_true", help="skip the Java-only plaintext ceilings")
-    p.add_argument("--quick", action="store_true", help="a smoke run: 3 s, 1 repetition, 3 s warm-up, 50 connections")
+    p.add_argument("--quick", action="store_true", help="a smoke run: 3 s, 1 repetition, 3 s warm-up, 50 connections (unless given)")
     p.add_argument("--docs", action=argparse.BooleanOptionalAction, default=None,
                    help="write the table into docs/benchmarks.md and the chart to docs/ (default: on for a full run)")
     p.add_argument("--warmup-curve", type=int, metavar="SECONDS",
                    help="instead of the benchmark: req/s of each fresh server second by second, to choose the warm-up")
     p.add_argument("--ceiling-classes", help=argparse.SUPPRESS)
     options = p.parse_args(argv)
-    if options.quick:
-        options.duration, options.reps, options.warmup_apx, options.warmup_uvicorn = 3, 1, 3, 1
-        if options.connections == "50,256":
-            options.connections = "50"
+    if options.quick:  # smaller defaults; flags given explicitly still win
+        for name, quick in (("duration", 3), ("reps", 1), ("warmup_apx", 3), ("warmup_uvicorn", 1), ("connections", "50")):
+            if getattr(options, name) == p.get_default(name):
+                setattr(options, name, quick)
     options.connections = [int(c) for c in options.connections.split(",")]
     if options.docs is None:
         options.docs = not options.quick and not options.only and options.reps >= 2 and options.connections == [50, 256]
@@ -421,7 +431,7 @@ def warmup_curve(workloads, options):
     """Each server fresh, loaded in 1-second wrk slices: where the req/s stop climbing is the warm-up needed."""
     for workload in workloads:
         for kind in ("apx", "uvicorn"):
-            server = start_server(kind, workload.app)
+            server = start_server(kind, workload.app, workload.name)
             try:
                 wait_ready(server, workload)
                 started = time.monotonic()
@@ -437,34 +447,44 @@ def main(argv):
     options = parse_args(argv)
     RESULTS.mkdir(exist_ok=True)
     if options.warmup_curve:
-        warmup_curve([w for w in WORKLOADS if re.search(options.only, w.name)], options)
+        try:
+            warmup_curve([w for w in WORKLOADS if re.search(options.only, w.name)], options)
+        except BenchFailure as failure:
+            sys.exit(f"bench: {failure}")
         return
     began = time.monotonic()
     loadavg_start = os.getloadavg()[0]
     selected = [w for w in WORKLOADS if re.search(options.only, w.name)]
     runs = []
+    failures = []
     print(f"bench: {len(selected)} workload(s), connections {options.connections}, {options.reps} × {options.duration} s, "
           f"warm-up {options.warmup_apx} s apx / {options.warmup_uvicorn} s Uvicorn; load average {loadavg_start:.2f}",
           flush=True)
     if not options.no_ceiling and re.search(options.only, "plaintext-ceiling"):
         ceiling = Workload("plaintext-ceiling", "", "/", expect_bytes=13)
         for kind in ("netty", "apx-server"):
-            server = start_server(kind, "", options.ceiling_classes)
+            server = start_server(kind, "", "ceiling", options.ceiling_classes)
             try:
                 measure_group("plaintext-ceiling", [server], ceiling, options, runs)
+            except BenchFailure as failure:
+                failures.append(f"plaintext-ceiling {kind}: {failure}")
+                print(f"  plaintext-ceiling    FAILED: {failure}", flush=True)
             finally:
                 stop_server(server)
     for workload in selected:
-        servers = [start_server("apx", workload.app), start_server("uvicorn", workload.app)]
+        servers = [start_server("apx", workload.app, workload.name), start_server("uvicorn", workload.app, workload.name)]
         try:
             measure_group(workload.name, servers, workload, options, runs)
+        except BenchFailure as failure:
+            failures.append(f"{workload.name}: {failure}")
+            print(f"  {workload.name:<20} FAILED: {failure}", flush=True)
         finally:
             for server in servers:
                 stop_server(server)
     rows = summarise(runs)
     settings = {"duration": options.duration, "reps": options.reps, "connections": options.connections,
                 "warmup_apx": options.warmup_apx, "warmup_uvicorn": options.warmup_uvicorn, "only": options.only,
-                "loadavg_start": loadavg_start, "loadavg_end": os.getloadavg()[0],
+                "loadavg_start": loadavg_start, "failures": failures, "loadavg_end": os.getloadavg()[0],
                 "elapsed_s": time.monotonic() - began,
                 "notes": {w.name: w.note for w in selected if w.note}}
     facts = machine()
@@ -477,6 +497,9 @@ def main(argv):
           f"results in {RESULTS / 'latest.json'} and latest.tsv")
     if any(r.get("ratio") for r in rows):
         chart(rows, RESULTS / "latest.png")
+    if failures:
+        print("bench: FAILED, nothing measured for:\n  " + "\n  ".join(failures), file=sys.stderr)
+        sys.exit(1)
     if options.docs:
         update_docs(rows, facts, settings)
 
