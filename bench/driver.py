@@ -313,6 +313,32 @@ def table(rows):
     return "\n".join(lines)
 
 
+def targets(rows):
+    """Issue 6's targets, each with what this run measured and whether it is met."""
+    by_key = {(r["workload"], r["connections"], r["server"]): r for r in rows}
+    lines = []
+
+    def verdict(ok):
+        return "met" if ok else "MISSED"
+
+    for workload, target in TARGETS.items():
+        for conns in sorted({r["connections"] for r in rows if r["workload"] == workload and r.get("ratio")}):
+            if workload == "sleep-1ms" and conns != 256:
+                continue
+            ratio = by_key[(workload, conns, "apx")]["ratio"]
+            lines.append(f"- {workload} at {conns}: {ratio:.2f}× of ≥ {target:.1f}×: {verdict(ratio >= target)}")
+    for r in rows:
+        if r["server"] == "apx" and r["connections"] == 256 and (r["workload"], 256, "uvicorn") in by_key:
+            theirs = by_key[(r["workload"], 256, "uvicorn")]["p99_ms"]
+            lines.append(f"- p99 at 256, {r['workload']}: apx {r['p99_ms']:.1f} ms vs Uvicorn {theirs:.1f} ms: "
+                         f"{verdict(r['p99_ms'] <= theirs)}")
+    for r in rows:
+        if "of_ceiling_pct" in r:
+            lines.append(f"- plaintext at {r['connections']}: {r['of_ceiling_pct']:.0f} % of the netty ceiling, of ≥ 50 %: "
+                         f"{verdict(r['of_ceiling_pct'] >= 50)}")
+    return "\n".join(lines)
+
+
 def tsv(rows):
     header = ["workload", "connections", "server", "reps", "rps", "spread_pct", "p50_ms", "p99_ms", "errors",
               "server_cpu_pct", "per_cpu_s", "warmup_s", "ratio"]
@@ -390,7 +416,8 @@ def update_docs(rows, facts, settings):
                        f"{settings['reps']} repetitions of {settings['duration']} s, warm-up {settings['warmup_apx']} s "
                        f"apx / {settings['warmup_uvicorn']} s Uvicorn; load average {settings['loadavg_start']:.2f} "
                        f"before, {settings['loadavg_end']:.2f} after).", "",
-                       table(rows), "", "Machine and versions:", ""]
+                       table(rows), "", "Issue 6's targets in this run:", "", targets(rows), "",
+                       "Machine and versions:", ""]
                       + [f"- {k}: {v}" for k, v in facts.items()] + ["", end])
     before, rest = text.split(start, 1)
     doc.write_text(before + block + rest.split(end, 1)[1])
@@ -493,6 +520,8 @@ def main(argv):
     (RESULTS / "latest.tsv").write_text(tsv(rows))
     print()
     print(table(rows))
+    if any(r.get("ratio") for r in rows):
+        print("\nIssue 6's targets in this run:\n" + targets(rows))
     print(f"\nbench: {settings['elapsed_s'] / 60:.1f} min; load average {loadavg_start:.2f} -> {settings['loadavg_end']:.2f}; "
           f"results in {RESULTS / 'latest.json'} and latest.tsv")
     if any(r.get("ratio") for r in rows):
