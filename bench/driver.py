@@ -228,7 +228,7 @@ def wrk(server, workload, connections, seconds):
 
 def warm_up(server, workload, options):
     """Load for the minimum warm-up, then in 2-s slices until two in a row agree within 10 % (the JIT
-    has settled), up to 3 × the minimum. Returns the seconds spent."""
+    has settled), up to 2 × the minimum. Returns the seconds spent."""
     minimum = options.warmup_apx if server.name != "uvicorn" else options.warmup_uvicorn
     if minimum <= 0:
         return 0
@@ -236,7 +236,7 @@ def warm_up(server, workload, options):
     connections = max(workload.connections or options.connections)
     load(server, workload, connections, minimum)
     previous = None
-    while time.monotonic() - began < 3 * minimum:
+    while time.monotonic() - began < 2 * minimum - 1:
         rate = load(server, workload, connections, 2)["rps"]
         if previous is not None and abs(rate - previous) <= 0.1 * max(rate, previous):
             break
@@ -428,7 +428,7 @@ def update_docs(rows, facts, settings):
 
 def parse_args(argv):
     p = argparse.ArgumentParser(prog="bench/run", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--duration", type=int, default=5, help="seconds per measurement (default 5)")
+    p.add_argument("--duration", type=int, default=4, help="seconds per measurement (default 4)")
     p.add_argument("--reps", type=int, default=2, help="repetitions per server and connection count (default 2)")
     p.add_argument("--connections", default="50,256", help="comma-separated connection counts (default 50,256)")
     p.add_argument("--warmup-apx", type=int, default=10, help="minimum seconds of load before measuring apx and the ceilings (default 10)")
