@@ -365,7 +365,7 @@ def machine():
                 break
     java = Path(os.environ["JAVA_HOME"]) / "bin" / "java"
     versions = command_output([str(VENV_PYTHON), "-c", "import importlib.metadata as m, sys; print(sys.version.split()[0], *["
-                               "f'{p}=' + m.version(p) for p in ('uvicorn','uvloop','httptools','starlette','fastapi','pydantic')])"])
+                               "f'{p}=' + m.version(p) for p in ('uvicorn','uvloop','httptools','websockets','starlette','fastapi','pydantic')])"])
     return {"nproc": os.cpu_count(), "cpu": cpu, "kernel": platform.release(),
             "java": subprocess.run([str(java), "-version"], capture_output=True, text=True).stderr.splitlines()[0],
             "python_and_packages": versions,
