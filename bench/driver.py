@@ -294,6 +294,8 @@ def summarise(runs):
     for row in rows:
         uvicorn = by_key.get((row["workload"], row["connections"], "uvicorn"))
         row["ratio"] = row["rps"] / uvicorn["rps"] if row["server"] == "apx" and uvicorn else None
+        row["cpu_ratio"] = row["per_cpu_s"] / uvicorn["per_cpu_s"] \
+            if row["server"] == "apx" and uvicorn and uvicorn["per_cpu_s"] else None
     ceiling = {r["connections"]: r for r in rows if r["workload"] == "plaintext-ceiling" and r["server"] == "netty"}
     for row in rows:
         if row["workload"] == "plaintext" and row["server"] == "apx" and row["connections"] in ceiling:
@@ -306,6 +308,8 @@ def table(rows):
              "|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for r in rows:
         ratio = f"**{r['ratio']:.2f}×**" if r.get("ratio") else ""
+        if r.get("cpu_ratio"):
+            ratio += f" · per CPU-s {r['cpu_ratio']:.2f}×"
         if r.get("ratio") and r["workload"] in TARGETS and (r["workload"] != "sleep-1ms" or r["connections"] == 256):
             ratio += f" (target {TARGETS[r['workload']]:.1f}×)"
         if "of_ceiling_pct" in r:
@@ -343,7 +347,7 @@ def targets(rows):
 
 def tsv(rows):
     header = ["workload", "connections", "server", "reps", "rps", "spread_pct", "p50_ms", "p99_ms", "errors",
-              "server_cpu_pct", "per_cpu_s", "warmup_s", "ratio"]
+              "server_cpu_pct", "per_cpu_s", "warmup_s", "ratio", "cpu_ratio"]
     lines = ["\t".join(header)]
     for r in rows:
         lines.append("\t".join("" if r.get(h) is None else (f"{r[h]:.3f}" if isinstance(r[h], float) else str(r[h]))
@@ -414,7 +418,8 @@ def update_docs(rows, facts, settings):
         print(f"bench: {doc} has no {start} ... {end} block; not updated", file=sys.stderr)
         return
     block = "\n".join([start, "",
-                       f"Run of {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())} ({settings['elapsed_s'] / 60:.1f} min; "
+                       f"Run finished {settings.get('finished', time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime()))} "
+                       f"({settings['elapsed_s'] / 60:.1f} min; "
                        f"{settings['reps']} repetitions of {settings['duration']} s, warm-up {settings['warmup_apx']} s "
                        f"apx / {settings['warmup_uvicorn']} s Uvicorn; load average {settings['loadavg_start']:.2f} "
                        f"before, {settings['loadavg_end']:.2f} after).", "",
@@ -514,7 +519,7 @@ def main(argv):
     settings = {"duration": options.duration, "reps": options.reps, "connections": options.connections,
                 "warmup_apx": options.warmup_apx, "warmup_uvicorn": options.warmup_uvicorn, "only": options.only,
                 "loadavg_start": loadavg_start, "failures": failures, "loadavg_end": os.getloadavg()[0],
-                "elapsed_s": time.monotonic() - began,
+                "elapsed_s": time.monotonic() - began, "finished": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
                 "notes": {w.name: w.note for w in selected if w.note}}
     facts = machine()
     (RESULTS / "latest.json").write_text(json.dumps({"settings": settings, "machine": facts, "rows": rows, "runs": runs},
