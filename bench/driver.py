@@ -447,6 +447,9 @@ def parse_args(argv):
                    help="write the table into docs/benchmarks.md and the chart to docs/ (default: on for a full run)")
     p.add_argument("--warmup-curve", type=int, metavar="SECONDS",
                    help="instead of the benchmark: req/s of each fresh server second by second, to choose the warm-up")
+    p.add_argument("--render", metavar="RESULTS_JSON",
+                   help="measure nothing: print the table, targets and chart of an earlier run's latest.json "
+                        "(with --docs, also into docs/)")
     p.add_argument("--ceiling-classes", help=argparse.SUPPRESS)
     options = p.parse_args(argv)
     if options.quick:  # smaller defaults; flags given explicitly still win
@@ -455,7 +458,7 @@ def parse_args(argv):
                 setattr(options, name, quick)
     options.connections = [int(c) for c in options.connections.split(",")]
     if options.docs is None:
-        options.docs = not options.quick and not options.only and options.reps >= 2 and options.connections == [50, 256]
+        options.docs = not options.render and not options.quick and not options.only and options.reps >= 2 and options.connections == [50, 256]
     if options.duration < 1 or options.reps < 1 or any(c < 1 for c in options.connections):
         p.error("--duration, --reps and --connections must be positive")
     return options
@@ -480,6 +483,15 @@ def warmup_curve(workloads, options):
 def main(argv):
     options = parse_args(argv)
     RESULTS.mkdir(exist_ok=True)
+    if options.render:
+        saved = json.loads(Path(options.render).read_text())
+        rows = summarise(saved["runs"])
+        print(table(rows) + "\n\nIssue 6's targets in this run:\n" + targets(rows))
+        chart(rows, RESULTS / "latest.png")
+        print(f"bench: chart in {RESULTS / 'latest.png'}")
+        if options.docs:
+            update_docs(rows, saved["machine"], saved["settings"])
+        return
     if options.warmup_curve:
         try:
             warmup_curve([w for w in WORKLOADS if re.search(options.only, w.name)], options)
