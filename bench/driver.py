@@ -1,0 +1,416 @@
+"""The benchmark driver behind bench/run: apx against Uvicorn, workload by workload, with wrk.
+
+Each workload's app is served by apx and by Uvicorn (both pinned to core 0, each on its own port,
+both alive for the workload's measurements); wrk runs pinned to core 1. Each server is checked
+for the right answer, then warmed up, then measured REPS times per connection count, apx and
+Uvicorn alternating. Results go to bench/results/latest.json and .tsv, a table to stdout, and a
+chart of the apx/Uvicorn ratios to bench/results/latest.png (and to docs/ on a full run).
+"""
+import argparse
+import json
+import os
+import platform
+import re
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from dataclasses import dataclass
+from pathlib import Path
+
+from report import chart, summarise, table, targets, tsv, update_docs
+
+ROOT = Path(__file__).resolve().parent.parent
+BENCH = ROOT / "bench"
+APPS = BENCH / "apps"
+RESULTS = BENCH / "results"
+VENV_PYTHON = ROOT / ".venv" / "bench" / "bin" / "python"
+SERVER_CORE = "0"
+WRK_CORE = "1"
+
+
+@dataclass(frozen=True)
+class Workload:
+    name: str
+    app: str             # module:attribute in bench/apps
+    path: str
+    post_bytes: int = 0  # a POST body of this size (bench/wrk/post.lua), else GET
+    expect_bytes: int = 0  # the response body size the check insists on
+    note: str = ""
+    websocket: bool = False  # load with bench/wsload.py: one "request" is one echoed message
+    connections: tuple = ()  # fixed connection counts instead of --connections
+
+
+WORKLOADS = [
+    Workload("plaintext", "raw:hello", "/", expect_bytes=13),
+    Workload("get-10k", "raw:get10k", "/", expect_bytes=10240),
+    Workload("echo-4k", "raw:echo", "/", post_bytes=4096, expect_bytes=4096),
+    Workload("echo-10k", "raw:echo", "/", post_bytes=10240, expect_bytes=10240),
+    Workload("stream-64x1k", "raw:stream", "/", expect_bytes=64 * 1024),
+    Workload("sleep-1ms", "raw:sleep", "/", expect_bytes=13),
+    Workload("starlette-json", "frameworks:starlette", "/json", expect_bytes=len(b'{"message":"Hello, world!","items":[1,2,3]}')),
+    Workload("fastapi-json", "frameworks:fastapi", "/items/42?q=bench",
+             expect_bytes=len(b'{"id":42,"name":"bench","price":9.99,"tags":["a","b"]}')),
+    Workload("file-50k", "raw:pathsend", "/", expect_bytes=50 * 1024,
+             note="apx: http.response.pathsend; Uvicorn (no pathsend): the app reads the file and sends one body"),
+    Workload("starlette-file-50k", "frameworks:starlette", "/file", expect_bytes=50 * 1024,
+             note="Starlette FileResponse: pathsend on apx, anyio file reads on Uvicorn"),
+    # apx rows appear once apx serves WebSockets (issue 5); until then only Uvicorn's is measured.
+    Workload("websocket-echo", "raw:ws_echo", "/", websocket=True, connections=(100,),
+             note="64-byte text messages echoed, closed loop per connection (bench/wsload.py); req/s = messages/s"),
+]
+
+
+class BenchFailure(Exception):
+    """A server that does not start, answers wrongly or dies: that workload stops, the run goes on."""
+
+
+@dataclass
+class Server:
+    name: str
+    process: subprocess.Popen
+    port: int
+    log: Path
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def server_command(kind, app, port, ceiling_classes=None):
+    if kind == "apx":
+        return [str(ROOT / "bin" / "apx"), "--python", str(VENV_PYTHON), "--app-dir", str(APPS), "--port", str(port),
+                "--no-access-log", "--log-level", "warning", app]
+    if kind == "uvicorn":
+        return [str(VENV_PYTHON), "-m", "uvicorn", "--loop", "uvloop", "--http", "httptools", "--app-dir", str(APPS),
+                "--port", str(port), "--no-access-log", "--log-level", "warning", app]
+    # the two Java-only ceilings of bench/ceiling/NettyCeiling.java
+    java = Path(os.environ["JAVA_HOME"]) / "bin" / "java"
+    return [str(java), "--enable-native-access=ALL-UNNAMED", "-cp", f"{ceiling_classes}:{ROOT / 'target' / 'apx.jar'}",
+            "NettyCeiling", kind, str(port)]
+
+
+def start_server(kind, app, label, ceiling_classes=None):
+    port = free_port()
+    log = RESULTS / f"server-{label}-{kind}.log"
+    with open(log, "w") as out:
+        process = subprocess.Popen(["taskset", "-c", SERVER_CORE] + server_command(kind, app, port, ceiling_classes),
+                                   stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
+    return Server(kind, process, port, log)
+
+
+def stop_server(server):
+    if server.process.poll() is None:
+        server.process.send_signal(signal.SIGTERM)
+        try:
+            server.process.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            server.process.kill()
+            server.process.wait()
+
+
+def request(server, workload, timeout=5.0):
+    url = f"http://127.0.0.1:{server.port}{workload.path}"
+    data = (bytes(range(256)) * (workload.post_bytes // 256 + 1))[:workload.post_bytes] if workload.post_bytes else None
+    with urllib.request.urlopen(urllib.request.Request(url, data=data), timeout=timeout) as response:
+        return response.status, response.read(), data
+
+
+def wait_ready(server, workload, limit=120.0):
+    """Polls until the server answers HTTP (the machine is shared: a JVM can take long to start)."""
+    deadline = time.monotonic() + limit
+    while time.monotonic() < deadline:
+        if server.process.poll() is not None:
+            raise BenchFailure(f"{server.name} exited with {server.process.returncode}; see {server.log}:\n"
+                             + server.log.read_text()[-2000:])
+        try:
+            request(server, workload, timeout=2.0)
+            return
+        except urllib.error.HTTPError:
+            return  # it answered; check_answer judges the answer
+        except OSError:
+            time.sleep(0.2)
+    raise BenchFailure(f"{server.name} did not answer within {limit:.0f} s; see {server.log}")
+
+
+def wsload(server, workload, *arguments):
+    return subprocess.run(["taskset", "-c", WRK_CORE, str(VENV_PYTHON), str(BENCH / "wsload.py"),
+                           f"ws://127.0.0.1:{server.port}{workload.path}", *arguments],
+                          capture_output=True, text=True, timeout=120)
+
+
+def check_answer(server, workload):
+    """The right status and body size (and, for echo, the same bytes) before anything is measured."""
+    if workload.websocket:
+        checked = wsload(server, workload, "--check")
+        if checked.returncode != 0:
+            if server.name == "apx":
+                return f"apx serves no WebSocket echo here ({checked.stderr.strip()[-200:]})"
+            raise BenchFailure(f"{server.name} failed the WebSocket echo check: {checked.stderr}")
+        return None
+    try:
+        status, body, sent = request(server, workload)
+    except OSError as e:
+        raise BenchFailure(f"{server.name} did not answer {workload.name}: {e}; see {server.log}")
+    if status != 200 or len(body) != workload.expect_bytes or (sent is not None and body != sent):
+        raise BenchFailure(f"{server.name} answered {workload.name} with status {status} and {len(body)} bytes "
+                         f"(expected 200 and {workload.expect_bytes}); see {server.log}")
+    return None
+
+
+_UNITS = {"us": 1e-3, "ms": 1.0, "s": 1e3, "m": 60e3}
+
+
+def _ms(text):
+    number, unit = re.fullmatch(r"([\d.]+)(us|ms|s|m)", text).groups()
+    return float(number) * _UNITS[unit]
+
+
+def parse_wrk(output):
+    """requests/s, latency percentiles (ms) and errors from `wrk --latency` output."""
+    result = {"rps": float(re.search(r"Requests/sec:\s+([\d.]+)", output).group(1))}
+    for percent in ("50", "75", "90", "99"):
+        result[f"p{percent}_ms"] = _ms(re.search(rf"^\s+{percent}%\s+(\S+)", output, re.M).group(1))
+    requests = re.search(r"(\d+) requests in ([\d.]+)(us|ms|s|m),", output)
+    result["requests"] = int(requests.group(1))
+    result["duration_s"] = _ms(requests.group(2) + requests.group(3)) / 1000
+    socket_errors = re.search(r"Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)", output)
+    result["socket_errors"] = sum(int(n) for n in socket_errors.groups()) if socket_errors else 0
+    non_2xx = re.search(r"Non-2xx or 3xx responses: (\d+)", output)
+    result["non_2xx"] = int(non_2xx.group(1)) if non_2xx else 0
+    result["errors"] = result["socket_errors"] + result["non_2xx"]
+    return result
+
+
+def cpu_seconds(server):
+    """User + system CPU time of the server process so far (all its threads)."""
+    with open(f"/proc/{server.process.pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def load(server, workload, connections, seconds):
+    """One measurement: wrk, or bench/wsload.py for WebSocket workloads; with the server's CPU share."""
+    cpu_before, began = cpu_seconds(server), time.monotonic()
+    if workload.websocket:
+        finished = wsload(server, workload, "--connections", str(connections), "--duration", str(seconds))
+        if finished.returncode != 0:
+            raise BenchFailure(f"bench/wsload.py failed against {server.name}: {finished.stderr[-2000:]}")
+        result = json.loads(finished.stdout)
+    else:
+        result = wrk(server, workload, connections, seconds)
+    result["server_cpu_pct"] = 100 * (cpu_seconds(server) - cpu_before) / (time.monotonic() - began) \
+        if server.process.poll() is None else 0
+    if server.process.poll() is not None:
+        raise BenchFailure(f"{server.name} died during {workload.name}; see {server.log}")
+    return result
+
+
+def wrk(server, workload, connections, seconds):
+    # --timeout 10s: wrk's default (2 s) drops slower responses from the percentiles and counts
+    # them as errors; at 256 connections on a busy core a slow server's p99 is past 2 s.
+    command = ["taskset", "-c", WRK_CORE, "wrk", "-t1", f"-c{connections}", f"-d{seconds}s", "--timeout", "10s", "--latency"]
+    if workload.post_bytes:
+        command += ["-s", str(BENCH / "wrk" / "post.lua")]
+    command.append(f"http://127.0.0.1:{server.port}{workload.path}")
+    if workload.post_bytes:
+        command += ["--", str(workload.post_bytes)]
+    finished = subprocess.run(command, capture_output=True, text=True, timeout=seconds + 60)
+    if finished.returncode != 0 or "Requests/sec" not in finished.stdout:
+        raise BenchFailure(f"wrk failed against {server.name}: {finished.stdout}{finished.stderr}")
+    return parse_wrk(finished.stdout)
+
+
+def warm_up(server, workload, options):
+    """Load for the minimum warm-up, then in 2-s slices until two in a row agree within 10 % (the JIT
+    has settled), up to 2 × the minimum. Returns the seconds spent."""
+    minimum = options.warmup_apx if server.name != "uvicorn" else options.warmup_uvicorn
+    if minimum <= 0:
+        return 0
+    began = time.monotonic()
+    connections = max(workload.connections or options.connections)
+    load(server, workload, connections, minimum)
+    previous = None
+    while time.monotonic() - began < 2 * minimum - 1:
+        rate = load(server, workload, connections, 2)["rps"]
+        if previous is not None and abs(rate - previous) <= 0.1 * max(rate, previous):
+            break
+        previous = rate
+    return round(time.monotonic() - began)
+
+
+def measure_group(label, servers, workload, options, runs):
+    """Warm-up, then REPS rounds of every connection count, servers alternating within a round."""
+    warmups = {}
+    for server in list(servers):
+        wait_ready(server, workload)
+        skipped = check_answer(server, workload)
+        if skipped:
+            print(f"  {label:<20} skipped: {skipped}", flush=True)
+            servers.remove(server)
+            continue
+        warmups[server.name] = warm_up(server, workload, options)
+    for rep in range(1, options.reps + 1):
+        for connections in workload.connections or options.connections:
+            for server in servers:
+                result = load(server, workload, connections, options.duration)
+                result.update(workload=label, connections=connections, server=server.name, rep=rep,
+                              warmup_s=warmups[server.name], loadavg=os.getloadavg()[0])
+                runs.append(result)
+                print(f"  {label:<20} c={connections:<4} {server.name:<10} rep {rep}: {result['rps']:>10,.0f} req/s  "
+                      f"p50 {result['p50_ms']:.2f} ms  p99 {result['p99_ms']:.2f} ms  errors {result['errors']}  "
+                      f"server CPU {result['server_cpu_pct']:.0f} %",
+                      flush=True)
+
+
+def command_output(command):
+    try:
+        return subprocess.run(command, capture_output=True, text=True, timeout=30).stdout.strip()
+    except (OSError, subprocess.TimeoutExpired):
+        return "?"
+
+
+def machine():
+    cpu = "?"
+    with open("/proc/cpuinfo") as f:
+        for line in f:
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    java = Path(os.environ["JAVA_HOME"]) / "bin" / "java"
+    versions = command_output([str(VENV_PYTHON), "-c", "import importlib.metadata as m, sys; print(sys.version.split()[0], *["
+                               "f'{p}=' + m.version(p) for p in ('uvicorn','uvloop','httptools','websockets','starlette','fastapi','pydantic')])"])
+    return {"nproc": os.cpu_count(), "cpu": cpu, "kernel": platform.release(),
+            "java": subprocess.run([str(java), "-version"], capture_output=True, text=True).stderr.splitlines()[0],
+            "python_and_packages": versions,
+            "wrk": command_output(["wrk", "-v"]).splitlines()[0] if command_output(["wrk", "-v"]) else "?",
+            "apx": command_output([str(ROOT / "bin" / "apx"), "--version"]),
+            "git": command_output(["git", "-C", str(ROOT), "describe", "--always", "--dirty"])}
+
+
+def parse_args(argv):
+    p = argparse.ArgumentParser(prog="bench/run", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--duration", type=int, default=3, help="seconds per measurement (default 3)")
+    p.add_argument("--reps", type=int, default=2, help="repetitions per server and connection count (default 2)")
+    p.add_argument("--connections", default="50,256", help="comma-separated connection counts (default 50,256)")
+    p.add_argument("--warmup-apx", type=int, default=10, help="minimum seconds of load before measuring apx and the ceilings (default 10)")
+    p.add_argument("--warmup-uvicorn", type=int, default=2, help="minimum seconds of load before measuring Uvicorn (default 2)")
+    p.add_argument("--only", default="", help="a regular expression: run the workloads whose name matches")
+    p.add_argument("--no-ceiling", action="store_true", help="skip the Java-only plaintext ceilings")
+    p.add_argument("--quick", action="store_true", help="a smoke run: 3 s, 1 repetition, 3 s warm-up, 50 connections (unless given)")
+    p.add_argument("--docs", action=argparse.BooleanOptionalAction, default=None,
+                   help="write the table into docs/benchmarks.md and the chart to docs/ (default: on for a full run)")
+    p.add_argument("--warmup-curve", type=int, metavar="SECONDS",
+                   help="instead of the benchmark: req/s of each fresh server second by second, to choose the warm-up")
+    p.add_argument("--render", metavar="RESULTS_JSON",
+                   help="measure nothing: print the table, targets and chart of an earlier run's latest.json "
+                        "(with --docs, also into docs/)")
+    p.add_argument("--ceiling-classes", help=argparse.SUPPRESS)
+    options = p.parse_args(argv)
+    if options.quick:  # smaller defaults; flags given explicitly still win
+        for name, quick in (("duration", 3), ("reps", 1), ("warmup_apx", 3), ("warmup_uvicorn", 1), ("connections", "50")):
+            if getattr(options, name) == p.get_default(name):
+                setattr(options, name, quick)
+    options.connections = [int(c) for c in options.connections.split(",")]
+    if options.docs is None:
+        options.docs = not options.render and not options.quick and not options.only and options.reps >= 2 and options.connections == [50, 256]
+    if options.duration < 1 or options.reps < 1 or any(c < 1 for c in options.connections):
+        p.error("--duration, --reps and --connections must be positive")
+    return options
+
+
+def warmup_curve(workloads, options):
+    """Each server fresh, loaded in 1-second wrk slices: where the req/s stop climbing is the warm-up needed."""
+    for workload in workloads:
+        for kind in ("apx", "uvicorn"):
+            server = start_server(kind, workload.app, workload.name)
+            try:
+                wait_ready(server, workload)
+                started = time.monotonic()
+                connections = max(workload.connections or options.connections)
+                rates = [load(server, workload, connections, 1)["rps"] for _ in range(options.warmup_curve)]
+                print(f"{workload.name:<20} {kind:<8} 1-s slices over {time.monotonic() - started:.0f} s: "
+                      + " ".join(f"{r:.0f}" for r in rates), flush=True)
+            finally:
+                stop_server(server)
+
+
+def main(argv):
+    options = parse_args(argv)
+    RESULTS.mkdir(exist_ok=True)
+    if options.render:
+        saved = json.loads(Path(options.render).read_text())
+        rows = summarise(saved["runs"])
+        print(table(rows) + "\n\nIssue 6's targets in this run:\n" + targets(rows))
+        chart(rows, RESULTS / "latest.png")
+        print(f"bench: chart in {RESULTS / 'latest.png'}")
+        if options.docs:
+            update_docs(rows, saved["machine"], saved["settings"])
+        return
+    if options.warmup_curve:
+        try:
+            warmup_curve([w for w in WORKLOADS if re.search(options.only, w.name)], options)
+        except BenchFailure as failure:
+            sys.exit(f"bench: {failure}")
+        return
+    began = time.monotonic()
+    loadavg_start = os.getloadavg()[0]
+    selected = [w for w in WORKLOADS if re.search(options.only, w.name)]
+    runs = []
+    failures = []
+    print(f"bench: {len(selected)} workload(s), connections {options.connections}, {options.reps} × {options.duration} s, "
+          f"warm-up {options.warmup_apx} s apx / {options.warmup_uvicorn} s Uvicorn; load average {loadavg_start:.2f}",
+          flush=True)
+    if not options.no_ceiling and re.search(options.only, "plaintext-ceiling"):
+        ceiling = Workload("plaintext-ceiling", "", "/", expect_bytes=13)
+        for kind in ("netty", "apx-server"):
+            server = start_server(kind, "", "ceiling", options.ceiling_classes)
+            try:
+                measure_group("plaintext-ceiling", [server], ceiling, options, runs)
+            except BenchFailure as failure:
+                failures.append(f"plaintext-ceiling {kind}: {failure}")
+                print(f"  plaintext-ceiling    FAILED: {failure}", flush=True)
+            finally:
+                stop_server(server)
+    for workload in selected:
+        servers = [start_server("apx", workload.app, workload.name), start_server("uvicorn", workload.app, workload.name)]
+        try:
+            measure_group(workload.name, servers, workload, options, runs)
+        except BenchFailure as failure:
+            failures.append(f"{workload.name}: {failure}")
+            print(f"  {workload.name:<20} FAILED: {failure}", flush=True)
+        finally:
+            for server in servers:
+                stop_server(server)
+    rows = summarise(runs)
+    settings = {"duration": options.duration, "reps": options.reps, "connections": options.connections,
+                "warmup_apx": options.warmup_apx, "warmup_uvicorn": options.warmup_uvicorn, "only": options.only,
+                "loadavg_start": loadavg_start, "failures": failures, "loadavg_end": os.getloadavg()[0],
+                "elapsed_s": time.monotonic() - began, "finished": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+                "notes": {w.name: w.note for w in selected if w.note}}
+    facts = machine()
+    (RESULTS / "latest.json").write_text(json.dumps({"settings": settings, "machine": facts, "rows": rows, "runs": runs},
+                                                    indent=1) + "\n")
+    (RESULTS / "latest.tsv").write_text(tsv(rows))
+    print()
+    print(table(rows))
+    if any(r.get("ratio") for r in rows):
+        print("\nIssue 6's targets in this run:\n" + targets(rows))
+    print(f"\nbench: {settings['elapsed_s'] / 60:.1f} min; load average {loadavg_start:.2f} -> {settings['loadavg_end']:.2f}; "
+          f"results in {RESULTS / 'latest.json'} and latest.tsv")
+    if any(r.get("ratio") for r in rows):
+        chart(rows, RESULTS / "latest.png")
+    if failures:
+        print("bench: FAILED, nothing measured for:\n  " + "\n  ".join(failures), file=sys.stderr)
+        sys.exit(1)
+    if options.docs:
+        update_docs(rows, facts, settings)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
