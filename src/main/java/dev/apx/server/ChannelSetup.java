@@ -26,8 +26,11 @@ final class ChannelSetup extends ChannelInitializer<Channel> {
         channel.pipeline()
                 .addLast("idle", new IdleStateHandler(0, 0, config.keepAliveTimeoutSeconds()))
                 .addLast("write-timeout", new StalledWriteHandler(config.limits().writeTimeoutSeconds()))
-                .addLast("decoder", new RequestDecoder(config, heads))
+                // The encoder before the decoder: what the decoder's position writes (Netty's websocket
+                // decoder, once the handshake put it there, sends its 1002/1009 close frames) still
+                // passes an encoder on its way out.
                 .addLast("encoder", new ResponseEncoder(heads))
+                .addLast("decoder", new RequestDecoder(config, heads))
                 .addLast("continue", new HttpServerExpectContinueHandler())
                 .addLast("exchanges", new ExchangeHandler(state));
     }
