@@ -23,6 +23,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * A {@link Response} written to a Netty channel. Framing follows Uvicorn: the app's
@@ -45,6 +46,7 @@ final class NettyResponse implements Response {
     private boolean noBody;
     private boolean trailersPending;
     private final AtomicBoolean flushScheduled = new AtomicBoolean();
+    private final AtomicLong writes = new AtomicLong(); // body writes so far, for flushSoon
     private Object unsentHead; // off the event loop: the head, to go out in one task with the first body write
     /** NEW, then STARTED by the app or PREEMPTED by the server's own error response (whichever is first). */
     private final AtomicInteger phase = new AtomicInteger(NEW);
@@ -122,24 +124,31 @@ final class NettyResponse implements Response {
         if (content != null) {
             channel.write(content);
         }
-        if (flush && channel.eventLoop().inEventLoop()) {
+        writes.incrementAndGet(); // after the write is queued: a flush scheduled from here on runs behind it
+        if (flush) {
             flushSoon();
-        } else if (flush) {
-            channel.flush(); // queued behind the write tasks above; coalescing here could strand a later write
         }
     }
 
     /**
-     * One flush for the chunks an app sends in a row on the event loop (a drive in CALLER mode): it
-     * runs after the drive, so 64 sends in one step make one writev, not 64. Only for writes made
-     * on the event loop, which cannot interleave with the flush task.
+     * One flush for the chunks an app sends in a row: 64 sends in one drive make one writev, not
+     * 64. The flush task runs on the event loop after the writes queued before it (on the event
+     * loop: after the drive). A write queued behind a pending flush task finds the flag still set
+     * and schedules nothing, so the task, once it has flushed, looks for writes counted after it
+     * was scheduled and schedules one more flush for them (behind their write tasks).
      */
     private void flushSoon() {
         if (flushScheduled.compareAndSet(false, true)) {
-            channel.eventLoop().execute(() -> {
-                flushScheduled.set(false);
-                channel.flush();
-            });
+            long upTo = writes.get();
+            channel.eventLoop().execute(() -> flushWritesUpTo(upTo));
+        }
+    }
+
+    private void flushWritesUpTo(long upTo) {
+        channel.flush();
+        flushScheduled.set(false);
+        if (writes.get() != upTo) {
+            flushSoon();
         }
     }
 
