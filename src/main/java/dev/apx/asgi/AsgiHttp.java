@@ -24,6 +24,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * of its cycle in {@link #cycles} until the coroutine ends.
  */
 public final class AsgiHttp implements HttpApp, AutoCloseable {
+    private static final byte[] NO_BODY = new byte[0];
     private static final String AFTER_COMPLETION = "Unexpected ASGI message sent, after response already completed.";
 
     private final Bridge bridge;
@@ -68,6 +69,9 @@ public final class AsgiHttp implements HttpApp, AutoCloseable {
     public Exchange open(RequestHead head, Response response) {
         long handle = handles.incrementAndGet();
         HttpCycle cycle = new HttpCycle(bridge, response);
+        if (head.bodyless()) {
+            cycle.body(NO_BODY, true); // receive() answers in the first drive, without a trip through the loop
+        }
         cycles.put(handle, cycle);
         Scope direct = Scope.http(head, config);
         Scope scope = ProxyHeaders.apply(direct, head, config);

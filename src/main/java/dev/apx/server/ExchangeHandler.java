@@ -117,10 +117,11 @@ final class ExchangeHandler extends ChannelInboundHandlerAdapter {
         }
         state.inFlight().incrementAndGet();
         state.countRequest();
-        bodyDone = false;
+        RequestHead head = head(request);
+        bodyDone = head.bodyless(); // its empty end-of-body, right behind, is then dropped
         NettyResponse response = new NettyResponse(ctx.channel(), request, HttpUtil.isKeepAlive(request), this, state.config());
         currentResponse = response;
-        current = state.app().open(head(request), response);
+        current = state.app().open(head, response);
     }
 
     private RequestHead head(HttpRequest request) {
@@ -129,9 +130,10 @@ final class ExchangeHandler extends ChannelInboundHandlerAdapter {
             headers.add(new String[]{header.getKey(), header.getValue()});
         }
         String path = ctx.channel().localAddress() instanceof DomainSocketAddress unix ? unix.path() : null;
+        boolean bodyless = !HttpUtil.isTransferEncodingChunked(request) && HttpUtil.getContentLength(request, 0L) == 0L;
         return new RequestHead(request.method().name(), request.uri(), request.protocolVersion().text(), headers,
                 ctx.channel().remoteAddress() instanceof InetSocketAddress client ? client : null,
-                ctx.channel().localAddress() instanceof InetSocketAddress server ? server : null, path);
+                ctx.channel().localAddress() instanceof InetSocketAddress server ? server : null, path, bodyless);
     }
 
     private void body(HttpContent content) {

@@ -10,7 +10,15 @@ import java.util.List;
  * @param client  the peer, or null on a Unix socket
  * @param server  the local address, or null on a Unix socket
  * @param socketPath the Unix socket path, or null on TCP
+ * @param bodyless  the request has no body (no Content-Length above 0, not chunked): the app's first
+ *                  receive() can answer at once, before the decoder's empty end-of-body arrives
  */
 public record RequestHead(String method, String uri, String httpVersion, List<String[]> headers,
-                          InetSocketAddress client, InetSocketAddress server, String socketPath) {
+                          InetSocketAddress client, InetSocketAddress server, String socketPath, boolean bodyless) {
+
+    /** A head whose body, if any, arrives through {@link Exchange#body}. */
+    public RequestHead(String method, String uri, String httpVersion, List<String[]> headers,
+                       InetSocketAddress client, InetSocketAddress server, String socketPath) {
+        this(method, uri, httpVersion, headers, client, server, socketPath, false);
+    }
 }
