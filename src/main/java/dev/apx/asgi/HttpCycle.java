@@ -230,6 +230,9 @@ final class HttpCycle implements Exchange {
 
     @Override
     public synchronized void body(byte[] chunk, boolean last) {
+        if (bodyComplete) {
+            return; // the end of a bodyless request, already delivered when the cycle opened (AsgiHttp)
+        }
         bodyComplete = last;
         if (pendingReceive != null) {
             body.add(chunk);

@@ -118,7 +118,7 @@ final class ExchangeHandler extends ChannelInboundHandlerAdapter {
         state.inFlight().incrementAndGet();
         state.countRequest();
         RequestHead head = head(request);
-        bodyDone = head.bodyless(); // its empty end-of-body, right behind, is then dropped
+        bodyDone = false;
         NettyResponse response = new NettyResponse(ctx.channel(), request, HttpUtil.isKeepAlive(request), this, state.config());
         currentResponse = response;
         current = state.app().open(head, response);

@@ -11,7 +11,8 @@ import java.util.List;
  * @param server  the local address, or null on a Unix socket
  * @param socketPath the Unix socket path, or null on TCP
  * @param bodyless  the request has no body (no Content-Length above 0, not chunked): the app's first
- *                  receive() can answer at once, before the decoder's empty end-of-body arrives
+ *                  receive() can answer at once; the decoder's empty end-of-body still follows
+ *                  through {@link Exchange#body}
  */
 public record RequestHead(String method, String uri, String httpVersion, List<String[]> headers,
                           InetSocketAddress client, InetSocketAddress server, String socketPath, boolean bodyless) {
