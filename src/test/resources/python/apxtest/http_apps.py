@@ -2,6 +2,7 @@
 import asyncio
 import json
 import os
+import time
 
 events = []  # what the apps observed that a client cannot see (disconnects, cancellations)
 
@@ -178,6 +179,12 @@ async def delay(scope, receive, send):
     await respond(send, 200, b"slept")
 
 
+async def block(scope, receive, send):
+    """Synchronous code in an async handler: holds the GIL, and so the loop, for the query's seconds."""
+    time.sleep(float(scope["query_string"]))
+    await respond(send, 200, b"blocked")
+
+
 async def pathsend_listen(scope, receive, send):
     """A task waits in receive() while the file goes out; it must then get http.disconnect."""
     await read_body(receive)
@@ -201,4 +208,5 @@ ROUTES = {
     "/trailers": trailers, "/wait-disconnect": wait_disconnect, "/sleep": sleep_forever,
     "/events": show_events, "/pathsend": pathsend, "/no-content": no_content,
     "/headers": headers_json, "/client": client, "/status": status, "/delay": delay, "/pathsend-listen": pathsend_listen,
+    "/block": block,
 }

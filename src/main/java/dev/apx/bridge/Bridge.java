@@ -37,7 +37,7 @@ public final class Bridge implements AutoCloseable {
     private Bridge(Interpreter interpreter, BridgeConfig config) {
         this.interpreter = interpreter;
         this.config = config;
-        this.eventLoop = new EventLoop(interpreter, config.loop(), config.startMode(), stats);
+        this.eventLoop = new EventLoop(interpreter, config.loop(), config.startMode(), stats, config.slowDriveMillis());
     }
 
     /** Starts the loop thread and returns once the loop runs. */
@@ -94,7 +94,12 @@ public final class Bridge implements AutoCloseable {
      * when the first drive happens on the loop thread (LOOP mode), else after the first drive.
      */
     public Request start(Invocation invocation, RequestListener listener) {
-        Request request = new Request(ids.incrementAndGet(), this, listener);
+        return start(invocation, listener, null);
+    }
+
+    /** As {@link #start(Invocation, RequestListener)}; {@code label} names the request in the slow-drive warning. */
+    public Request start(Invocation invocation, RequestListener listener, String label) {
+        Request request = new Request(ids.incrementAndGet(), this, listener, label);
         inFlight.put(request.id(), request);
         stats.requestsDriven.increment();
         ReentrantLock stepLock = eventLoop.stepLock();
@@ -212,6 +217,15 @@ public final class Bridge implements AutoCloseable {
     void resumeSoon(Gil gil, Request request, PyRef value, PyRef error) {
         request.defer(value, error);
         eventLoop.loop().callMethod(gil, "call_soon", resumeSoonCallback, request.id()).close();
+    }
+
+    /** A drive of {@code request} starts (with the GIL); the watchdog reports it if it runs too long. */
+    void driveBegins(Request request) {
+        eventLoop.driveBegins(request);
+    }
+
+    void driveEnds(Request request) {
+        eventLoop.driveEnds(request);
     }
 
     void finished(Request request) {

@@ -10,8 +10,14 @@ public final class BridgeStats {
     final LongAdder deferredByStepLock = new LongAdder();
     final LongAdder loopErrors = new LongAdder();
     final LongAdder pokes = new LongAdder();
+    final LongAdder slowDrives = new LongAdder();
 
     /** Requests started. */
+    /** Drives that ran past {@link BridgeConfig#slowDriveMillis} (each logged once, while it ran). */
+    public long slowDrives() {
+        return slowDrives.sum();
+    }
+
     public long requestsDriven() {
         return requestsDriven.sum();
     }

@@ -42,6 +42,10 @@ final class EventLoop implements AutoCloseable {
     private volatile boolean running = true;
     private volatile boolean closing;
     private volatile Throwable startupError;
+    private final long slowDriveNanos;
+    private volatile Request driving;      // the drive in progress (one at a time: step lock or loop thread)
+    private volatile long drivingSince;
+    private Request reportedSlow;          // watchdog thread only
 
     private PyRef loop;
     private AsyncioApi api;
@@ -50,8 +54,9 @@ final class EventLoop implements AutoCloseable {
     private PyRef readyLengthOwner; // loop._ready (asyncio only)
     private PyRef scheduled;        // loop._scheduled (asyncio only)
 
-    EventLoop(Interpreter interpreter, LoopKind requested, StartMode mode, BridgeStats stats) {
+    EventLoop(Interpreter interpreter, LoopKind requested, StartMode mode, BridgeStats stats, long slowDriveMillis) {
         this.interpreter = interpreter;
+        this.slowDriveNanos = TimeUnit.MILLISECONDS.toNanos(slowDriveMillis);
         this.stats = stats;
         this.requestedKind = requested.pythonName();
         this.requestedMode = mode;
@@ -200,6 +205,7 @@ final class EventLoop implements AutoCloseable {
             } catch (InterruptedException e) {
                 return;
             }
+            reportSlowDrive();
             long since = selectingSince;
             if (since == 0 || readyLengthOwner == null || System.nanoTime() - since < STALL_AFTER_NANOS) {
                 continue;
@@ -221,6 +227,33 @@ final class EventLoop implements AutoCloseable {
                 LOG.warn("apx: the event loop slept in select with work queued (a missing wake-up); waking it");
                 readyQueue.wake();
             }
+        }
+    }
+
+    /**
+     * A handler running synchronous code (time.sleep, CPU work, blocking I/O) holds the GIL and, with
+     * it, the loop: named once per drive while it runs, like asyncio debug mode's slow callbacks.
+     */
+    private void reportSlowDrive() {
+        Request current = driving;
+        long since = drivingSince;
+        if (slowDriveNanos == 0 || current == null || current == reportedSlow || System.nanoTime() - since < slowDriveNanos) {
+            return;
+        }
+        reportedSlow = current;
+        stats.slowDrives.increment();
+        LOG.warn("apx: {} has run for {} ms without awaiting: it blocks the event loop (synchronous code in an async handler?)",
+                current.label(), TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - since));
+    }
+
+    void driveBegins(Request request) {
+        drivingSince = System.nanoTime();
+        driving = request;
+    }
+
+    void driveEnds(Request request) {
+        if (driving == request) {
+            driving = null;
         }
     }
 

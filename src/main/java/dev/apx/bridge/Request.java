@@ -20,6 +20,7 @@ public final class Request {
     private final long id;
     private final Bridge bridge;
     private final RequestListener listener;
+    private final String label;
     private PyRef coroutine;
     private PyRef task;
     private PyRef context;
@@ -35,10 +36,16 @@ public final class Request {
     private Thread lastThread;
     private long lastEpoch = -1;
 
-    Request(long id, Bridge bridge, RequestListener listener) {
+    Request(long id, Bridge bridge, RequestListener listener, String label) {
         this.id = id;
         this.bridge = bridge;
         this.listener = listener;
+        this.label = label;
+    }
+
+    /** What the slow-drive warning calls this request, e.g. {@code GET /path}. */
+    public String label() {
+        return label != null ? label : "request " + id;
     }
 
     public long id() {
@@ -89,6 +96,7 @@ public final class Request {
      */
     void drive(Gil gil, PyRef value, PyRef error) {
         countHop();
+        bridge.driveBegins(this);
         context.enterContext(gil);
         try {
             int budget = bridge.stepBudget();
@@ -106,6 +114,7 @@ public final class Request {
             }
         } finally {
             context.exitContext(gil);
+            bridge.driveEnds(this);
             if (finished) {
                 complete(gil); // outside the task bracket and the context
             }

@@ -70,6 +70,11 @@ public final class Main implements Callable<Integer> {
             description = "Close keep-alive connections idle this long. Default: ${DEFAULT-VALUE}.")
     int timeoutKeepAlive;
 
+    @Option(names = "--slow-callback-duration", paramLabel = "SECONDS", defaultValue = "0.5",
+            description = "Log a warning naming a request whose handler runs this long without awaiting (it blocks the "
+                    + "event loop), as asyncio's debug mode does for slow callbacks; 0 turns it off. Default: ${DEFAULT-VALUE}.")
+    double slowCallbackDuration;
+
     @Option(names = "--timeout-graceful-shutdown", paramLabel = "SECONDS",
             description = "How long to wait for in-flight requests on shutdown before cancelling them. Default: no limit.")
     Integer timeoutGracefulShutdown;
@@ -164,6 +169,9 @@ public final class Main implements Callable<Integer> {
     public Integer call() {
         try {
             Log.setLevel(logLevel);
+            if (!(slowCallbackDuration >= 0)) {
+                throw new IllegalArgumentException("--slow-callback-duration must be 0 or more seconds, got " + slowCallbackDuration);
+            }
             AppLoader.checkSpec(app);
             return new Serve(this).run();
         } catch (PythonSetupException | IllegalArgumentException | java.io.UncheckedIOException e) {

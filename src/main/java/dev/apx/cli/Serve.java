@@ -52,7 +52,8 @@ final class Serve {
         Signal.handle(new Signal("INT"), signal -> stop.countDown());
         Signal.handle(new Signal("TERM"), signal -> stop.countDown());
 
-        Bridge bridge = Bridge.start(interpreter, BridgeConfig.defaults().withLoop(options.loop));
+        Bridge bridge = Bridge.start(interpreter, BridgeConfig.defaults().withLoop(options.loop)
+                .withSlowDriveMillis(Math.round(options.slowCallbackDuration * 1000)));
         PyRef state = interpreter.call(gil -> gil.dict(Map.of()));
         Lifespan lifespan = new Lifespan(bridge, app, state, options.lifespan);
         try {

@@ -260,6 +260,18 @@ class HttpServerTest {
         nextRequestSucceeds();
     }
 
+    /** issue 7, item 5: a handler blocking the loop is named in the log while it blocks; the server carries on. */
+    @Test
+    void aHandlerBlockingTheLoopIsReported() throws Exception {
+        long before = server.bridge.stats().slowDrives();
+        var response = get("/block?0.8"); // past the 0.5 s default of --slow-callback-duration
+        assertThat(response.statusCode()).isEqualTo(200);
+        assertThat(server.bridge.stats().slowDrives() - before).isEqualTo(1);
+        assertThat(get("/block?0.01").statusCode()).isEqualTo(200);
+        assertThat(server.bridge.stats().slowDrives() - before).as("a short block is not reported").isEqualTo(1);
+        nextRequestSucceeds();
+    }
+
     @Test
     void invalidMessagesGive500() throws Exception {
         for (String path : List.of("/body-first", "/bad-status", "/bad-headers")) {
