@@ -15,14 +15,14 @@ import java.util.Map;
  * {@link WebSocketCycle} and a coroutine {@code app(scope, receive, send)} driven by the
  * {@link Bridge}, as {@link AsgiHttp} does for requests.
  *
- * <p>Owns {@code app}'s and {@code state}'s use here and the {@code apx._websocket.awaitable}
- * wrapper until {@link #close}; the caller owns {@code app} and {@code state}.
+ * <p>Owns {@code app}'s and {@code state}'s use here and the {@code apx._websocket.channels}
+ * factory until {@link #close}; the caller owns {@code app} and {@code state}.
  */
 public final class AsgiWebSocket implements WebSocketApp, AutoCloseable {
     private final Bridge bridge;
     private final PyRef app;
     private final PyRef state;
-    private final PyRef wrapper;
+    private final PyRef channels;
     private final AsgiConfig config;
 
     public AsgiWebSocket(Bridge bridge, PyRef app, PyRef state, AsgiConfig config) {
@@ -30,9 +30,9 @@ public final class AsgiWebSocket implements WebSocketApp, AutoCloseable {
         this.app = app;
         this.state = state;
         this.config = config;
-        this.wrapper = bridge.interpreter().call(gil -> {
+        this.channels = bridge.interpreter().call(gil -> {
             try (PyRef module = gil.importModule("apx._websocket")) {
-                return module.getAttr(gil, "awaitable");
+                return module.getAttr(gil, "channels");
             }
         });
     }
@@ -46,16 +46,20 @@ public final class AsgiWebSocket implements WebSocketApp, AutoCloseable {
     }
 
     private PyRef invoke(Gil gil, WebSocketCycle cycle, Map<String, Object> scope) {
-        try (PyRef receive = Futures.awaitable(gil, wrapper, "receive", (g, args) -> cycle.receive(g));
-             PyRef send = Futures.awaitable(gil, wrapper, "send", (g, args) -> cycle.send(g, args.get(0)));
+        try (PyRef receive = gil.function("receive", (g, args) -> cycle.receive(g));
+             PyRef send = gil.function("send", (g, args) -> cycle.send(g, args.get(0)));
+             PyRef sendData = gil.function("send_data", (g, args) -> cycle.send(g, args.get(0), args.get(1)));
+             PyRef pair = channels.call(gil, receive, send, sendData);
+             PyRef appReceive = pair.callMethod(gil, "__getitem__", 0);
+             PyRef appSend = pair.callMethod(gil, "__getitem__", 1);
              PyRef copy = state.callMethod(gil, "copy")) {
             scope.put("state", copy);
-            return app.call(gil, scope, receive, send);
+            return app.call(gil, scope, appReceive, appSend);
         }
     }
 
     @Override
     public void close() {
-        bridge.interpreter().run(gil -> wrapper.close());
+        bridge.interpreter().run(gil -> channels.close());
     }
 }

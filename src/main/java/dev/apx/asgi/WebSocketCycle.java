@@ -33,7 +33,8 @@ final class WebSocketCycle implements WebSocketSession {
 
     private final Bridge bridge;
     private final WebSocketConnection connection;
-    private final ArrayDeque<Map<String, Object>> incoming = new ArrayDeque<>();
+    /** {@code websocket.connect} as a map; a data message as {@code {payload}}, the dict made in apx._websocket. */
+    private final ArrayDeque<Object> incoming = new ArrayDeque<>();
     private int queuedBytes;
     private boolean paused;
     private Phase phase = Phase.HANDSHAKE;
@@ -55,12 +56,10 @@ final class WebSocketCycle implements WebSocketSession {
     // ---- the app's side (Python threads, GIL held)
 
     synchronized Object receive(Gil gil) {
-        Map<String, Object> next = incoming.poll();
+        Object next = incoming.poll();
         if (next != null) {
-            if (next.get("bytes") instanceof byte[] b) {
-                queuedBytes -= b.length;
-            } else if (next.get("text") instanceof String t) {
-                queuedBytes -= t.length();
+            if (next instanceof Object[] data) {
+                queuedBytes -= data[0] instanceof byte[] b ? b.length : ((String) data[0]).length();
             }
             if (paused && incoming.size() <= MAX_QUEUE / 4 && queuedBytes <= HIGH_WATER / 4) { // refill before it runs dry
                 paused = false;
@@ -89,17 +88,7 @@ final class WebSocketCycle implements WebSocketSession {
                 case HANDSHAKE -> handshake(type, fields);
                 case OPEN -> {
                     if (type.equals("websocket.send")) {
-                        Object bytes = fields.get("bytes");
-                        Object text = fields.get("text");
-                        if (bytes instanceof byte[] data) {
-                            connection.bytes(data);
-                        } else if (bytes == null && text instanceof String string) {
-                            connection.text(string);
-                        } else {
-                            throw new Messages.Invalid("websocket.send needs 'bytes' (bytes) or 'text' (str), got bytes="
-                                    + Messages.typeName(bytes) + " text=" + Messages.typeName(text));
-                        }
-                        return waitWritable(gil);
+                        return sendData(gil, fields.get("bytes"), fields.get("text"));
                     }
                     expect(type, "websocket.close", "Expected ASGI message 'websocket.send' or 'websocket.close', but got '" + type + "'.");
                     int code = closeCode(fields);
@@ -179,6 +168,35 @@ final class WebSocketCycle implements WebSocketSession {
         return code.intValue();
     }
 
+    /** {@code websocket.send} on an open connection, its fields as converted (the common case, typed from Python). */
+    synchronized Object send(Gil gil, Object bytes, Object text) {
+        if (gone || phase != Phase.OPEN) {
+            Map<String, Object> message = new LinkedHashMap<>();
+            message.put("type", "websocket.send");
+            message.put("bytes", bytes);
+            message.put("text", text);
+            return send(gil, message); // the whole rulebook for the uncommon phases
+        }
+        try {
+            return sendData(gil, bytes, text);
+        } catch (Messages.Invalid e) {
+            invalid = e.getMessage();
+            return e.getMessage();
+        }
+    }
+
+    private Object sendData(Gil gil, Object bytes, Object text) {
+        if (bytes instanceof byte[] data) {
+            connection.bytes(data);
+        } else if (bytes == null && text instanceof String string) {
+            connection.text(string);
+        } else {
+            throw new Messages.Invalid("websocket.send needs 'bytes' (bytes) or 'text' (str), got bytes="
+                    + Messages.typeName(bytes) + " text=" + Messages.typeName(text));
+        }
+        return waitWritable(gil);
+    }
+
     private Object waitWritable(Gil gil) {
         if (connection.isWritable()) {
             return null;
@@ -219,15 +237,15 @@ final class WebSocketCycle implements WebSocketSession {
 
     @Override
     public synchronized void text(String message) {
-        queue(Map.of("type", "websocket.receive", "text", message), message.length());
+        queue(new Object[]{message}, message.length());
     }
 
     @Override
     public synchronized void bytes(byte[] message) {
-        queue(Map.of("type", "websocket.receive", "bytes", message), message.length);
+        queue(new Object[]{message}, message.length);
     }
 
-    private void queue(Map<String, Object> message, int size) {
+    private void queue(Object[] message, int size) {
         if (phase != Phase.OPEN) {
             return;
         }
