@@ -104,6 +104,35 @@ class GilTest {
     }
 
     @Test
+    void aThreadThatNeverLeavesPythonReleasesQueuedReferencesAtItsUpcalls() {
+        // the asyncio loop thread in LOOP mode holds the GIL for its whole life and enters Java
+        // only by upcalls: references other threads give back must not pile up behind it
+        python.run(gil -> {
+            PyRef box;
+            PyRef weak;
+            try (PyRef values = gil.importModule("apxtest.values"); PyRef weakref = gil.importModule("weakref")) {
+                box = values.callMethod(gil, "Box");
+                weak = weakref.callMethod(gil, "ref", box);
+            }
+            Thread other = new Thread(box::close); // no GIL there: the decref is queued
+            other.start();
+            try {
+                other.join();
+            } catch (InterruptedException e) {
+                throw new AssertionError(e);
+            }
+            try (PyRef before = weak.call(gil)) {
+                assertThat(before.isNone(gil)).as("queued, not yet freed").isFalse();
+            }
+            try (PyRef upcall = gil.function("noop", (g, args) -> null); PyRef ignored = upcall.call(gil);
+                 PyRef target = weak.call(gil)) {
+                assertThat(target.isNone(gil)).as("object freed at the upcall").isTrue();
+            }
+            weak.close();
+        });
+    }
+
+    @Test
     void anUnreachableReferenceIsReleasedByTheCleaner() throws InterruptedException {
         PyRef weak = python.call(gil -> {
             try (PyRef values = gil.importModule("apxtest.values"); PyRef weakref = gil.importModule("weakref")) {
