@@ -27,6 +27,26 @@ def new_loop(kind, release_step=None, acquire_step=None):
     return asyncio.SelectorEventLoop(selector), "asyncio"
 
 
+def run_until_stopped(loop, stopped):
+    """Runs `loop` until the future `stopped` is done (stop_loop), under a root task.
+
+    The loop runs the way asyncio.run runs it: one task started by run_until_complete for the
+    loop's life. anyio's find_root_task looks for exactly that task to own its worker threads;
+    under a bare run_forever it fell back to each request's task, so every anyio.to_thread call
+    (Starlette's sync endpoints, FileResponse) started a thread and ended it with the request.
+    """
+    loop.run_until_complete(_until(stopped))
+
+
+async def _until(stopped):
+    await stopped
+
+
+def stop_loop(stopped):
+    if not stopped.done():
+        stopped.set_result(None)
+
+
 class SteppingSelector(selectors.BaseSelector):
     """A selector that releases the step lock for exactly the time the loop waits in select()."""
 

@@ -126,6 +126,12 @@ async def threads(scope, receive, send):
     await respond(send, str(a + b))
 
 
+async def anyio_worker(scope, receive, send):
+    """The native id of the anyio worker thread that ran one to_thread call (Starlette's sync
+    endpoints, FileResponse and UploadFile all go through anyio.to_thread)."""
+    await respond(send, str(await anyio.to_thread.run_sync(threading.get_native_id)))
+
+
 cancel_log = []
 
 

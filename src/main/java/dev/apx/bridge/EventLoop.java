@@ -13,7 +13,8 @@ import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Consumer;
 
 /**
- * The loop thread: one platform thread running {@code loop.run_forever()} of asyncio or uvloop.
+ * The loop thread: one platform thread running asyncio's or uvloop's loop until closed, under one
+ * root task as {@code asyncio.run} does (anyio gives its worker threads to that task).
  *
  * <p>The step lock (CALLER start mode): a task step on a caller thread and a callback batch on the
  * loop thread must never overlap, because asyncio keeps one current task per loop and the GIL can
@@ -48,6 +49,7 @@ final class EventLoop implements AutoCloseable {
     private Request reportedSlow;          // watchdog thread only
 
     private PyRef loop;
+    private PyRef stopped; // done when the loop is to stop (apx._bridge.run_until_stopped)
     private AsyncioApi api;
     private String kind;
     private StartMode startMode;
@@ -95,7 +97,9 @@ final class EventLoop implements AutoCloseable {
                 setUp(gil, lock);
                 started.countDown();
                 try {
-                    loop.callMethod(gil, "run_forever").close();
+                    try (PyRef bridge = gil.importModule("apx._bridge")) {
+                        bridge.callMethod(gil, "run_until_stopped", loop, stopped).close();
+                    }
                 } finally {
                     tearDown(gil);
                 }
@@ -167,6 +171,7 @@ final class EventLoop implements AutoCloseable {
         try (PyRef asyncio = gil.importModule("asyncio")) {
             asyncio.callMethod(gil, "set_event_loop", loop).close();
         }
+        stopped = loop.callMethod(gil, "create_future");
         try (PyRef bridge = gil.importModule("apx._bridge");
              PyRef onError = gil.function("loop_error", (g, args) -> {
                  String message = String.valueOf(args.get(0));
@@ -322,7 +327,11 @@ final class EventLoop implements AutoCloseable {
             return;
         }
         closing = true;
-        readyQueue.post(gil -> loop.callMethod(gil, "stop").close());
+        readyQueue.post(gil -> {
+            try (PyRef bridge = gil.importModule("apx._bridge")) {
+                bridge.callMethod(gil, "stop_loop", stopped).close();
+            }
+        });
         try {
             thread.join(TimeUnit.SECONDS.toMillis(30));
         } catch (InterruptedException e) {

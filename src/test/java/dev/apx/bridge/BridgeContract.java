@@ -8,8 +8,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
@@ -112,7 +114,24 @@ abstract class BridgeContract {
         assertThat(outcome.body()).doesNotContain("false").contains("\"move_on_after\": true", "\"wait_for\": true", "\"timeout\": true", "\"sniffio\": true");
     }
 
-    /** Seed: contextvars and drive cycles. */
+    /**
+     * anyio hands its worker threads to the task that {@code run_until_complete} runs, as under
+     * {@code asyncio.run}; without one it ties them to each request's task, and every
+     * {@code to_thread} call started and ended a thread (Starlette's FileResponse ran at half
+     * Uvicorn's speed).
+     */
+    @Test
+    void anyioReusesItsWorkerThreadAcrossRequests() {
+        Set<String> workers = new HashSet<>();
+        for (int i = 0; i < 20; i++) {
+            Outcome outcome = await(harness.call("anyio_worker"), 10);
+            assertThat(outcome.errorType()).as("error: %s", outcome.errorMessage()).isNull();
+            workers.add(outcome.body());
+        }
+        assertThat(workers).as("worker threads of 20 sequential to_thread calls").hasSize(1);
+    }
+
+    /** Seed: contextvars and drive cycles.
     @Test
     void concurrentRequestsKeepTheirOwnContext() {
         List<CompletableFuture<Outcome>> outcomes = new ArrayList<>();
