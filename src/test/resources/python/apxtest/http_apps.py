@@ -87,6 +87,12 @@ async def big(scope, receive, send):
         await send({"type": "http.response.body", "body": piece[:n], "more_body": sent < size})
 
 
+async def fresh(scope, receive, send):
+    """A body made anew for each request (N random bytes, N from the query string)."""
+    body = os.urandom(int(scope["query_string"].decode() or "65536"))
+    await respond(send, 200, body)
+
+
 async def raise_before(scope, receive, send):
     raise RuntimeError("boom before start")
 
@@ -202,7 +208,7 @@ async def pathsend_listen(scope, receive, send):
 
 
 ROUTES = {
-    "/echo": echo, "/echo-length": echo_length, "/scope": scope_json, "/stream": stream, "/big": big,
+    "/echo": echo, "/echo-length": echo_length, "/scope": scope_json, "/stream": stream, "/big": big, "/fresh": fresh,
     "/raise-before": raise_before, "/raise-after": raise_after, "/no-response": no_response,
     "/body-first": body_first, "/bad-status": bad_status, "/bad-headers": bad_headers,
     "/trailers": trailers, "/wait-disconnect": wait_disconnect, "/sleep": sleep_forever,

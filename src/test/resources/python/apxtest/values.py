@@ -46,5 +46,20 @@ def live_objects():
     return [len(gc.get_objects()), sys.getallocatedblocks()]
 
 
+def start_tracing():
+    import tracemalloc
+    tracemalloc.start()
+
+
+def stop_tracing():
+    """Bytes Python allocated since start_tracing and still holds, after a collection."""
+    import gc
+    import tracemalloc
+    gc.collect()
+    current = tracemalloc.get_traced_memory()[0]
+    tracemalloc.stop()
+    return current
+
+
 class Box:
     """Any object that can be weakly referenced."""

@@ -31,7 +31,11 @@ public final class TestServer implements AutoCloseable {
     }
 
     public TestServer(String module, String attribute, ServerConfig config, AsgiConfig asgiConfig) {
-        bridge = Bridge.start(python, BridgeConfig.defaults().withLoop(LoopKind.ASYNCIO));
+        this(module, attribute, config, asgiConfig, BridgeConfig.defaults().withLoop(LoopKind.ASYNCIO));
+    }
+
+    public TestServer(String module, String attribute, ServerConfig config, AsgiConfig asgiConfig, BridgeConfig bridgeConfig) {
+        bridge = Bridge.start(python, bridgeConfig);
         app = python.call(gil -> {
             try (PyRef mod = gil.importModule(module)) {
                 return mod.getAttr(gil, attribute);
