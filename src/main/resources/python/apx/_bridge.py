@@ -39,7 +39,12 @@ def run_until_stopped(loop, stopped):
 
 
 async def _until(stopped):
-    await stopped
+    # An app that cancels every task at its own shutdown (a common recipe) must not stop the loop.
+    while not stopped.done():
+        try:
+            await asyncio.shield(stopped)
+        except asyncio.CancelledError:
+            asyncio.current_task().uncancel()
 
 
 def stop_loop(stopped):

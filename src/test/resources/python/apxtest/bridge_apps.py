@@ -132,6 +132,15 @@ async def anyio_worker(scope, receive, send):
     await respond(send, str(await anyio.to_thread.run_sync(threading.get_native_id)))
 
 
+async def cancel_all_tasks(scope, receive, send):
+    """Cancels every other task of the loop, as some apps do at their shutdown."""
+    me = asyncio.current_task()
+    for task in asyncio.all_tasks():
+        if task is not me:
+            task.cancel()
+    await respond(send, "ok")
+
+
 cancel_log = []
 
 

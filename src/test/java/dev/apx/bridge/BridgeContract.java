@@ -131,6 +131,15 @@ abstract class BridgeContract {
         assertThat(workers).as("worker threads of 20 sequential to_thread calls").hasSize(1);
     }
 
+    @Test
+    void anAppThatCancelsEveryTaskDoesNotStopTheLoop() {
+        assertThat(await(harness.call("cancel_all_tasks"), 10).body()).isEqualTo("ok");
+        for (int i = 0; i < 3; i++) {
+            assertThat(await(harness.call("trivial"), 10).body()).isEqualTo("ok");
+            assertThat(await(harness.call("anyio_worker"), 10).errorType()).isNull();
+        }
+    }
+
     /** Seed: contextvars and drive cycles.
     @Test
     void concurrentRequestsKeepTheirOwnContext() {
