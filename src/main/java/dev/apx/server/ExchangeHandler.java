@@ -254,16 +254,25 @@ final class ExchangeHandler extends ChannelInboundHandlerAdapter {
 
     @Override
     public void userEventTriggered(ChannelHandlerContext context, Object event) {
-        if (event instanceof IdleStateEvent || event == ShutdownEvent.INSTANCE) {
+        if (event == ShutdownEvent.INSTANCE) {
+            closing = true;
+            if (current == null) { // idle, or only dropping the rest of an answered body: nothing to finish
+                discardQueue();
+                context.close();
+            } else {
+                currentResponse.makeLastOnConnection();
+            }
+            return;
+        }
+        if (event instanceof IdleStateEvent) {
             if (!busy() && queued.isEmpty()) {
                 context.close();
-            } else if (event == ShutdownEvent.INSTANCE) {
-                closing = true;
             }
             return;
         }
         if (event == CancelEvent.INSTANCE) {
             if (current != null) {
+                Log.warning("Cancelling " + printable(currentResponse.describeRequest()) + ": still running at the graceful shutdown timeout");
                 current.cancel();
             }
             return;

@@ -1,0 +1,297 @@
+package dev.apx.cli;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.File;
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.ConnectException;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.net.URI;
+import java.net.URISyntaxException;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.fail;
+
+/**
+ * Issue 7, item 7: SIGTERM to the packaged jar while many requests are in flight (the app is
+ * {@code apxtest.shutdown_apps}). Requests that can finish within {@code --timeout-graceful-shutdown}
+ * (slow ones that start their response after the signal, streams half sent before it) finish
+ * with every byte; the listening socket refuses new connections at once and idle keep-alive
+ * connections are closed while the others drain; the ones that cannot finish are cancelled
+ * (CancelledError in the app; the log names each and has its traceback); lifespan shutdown runs after the last request ended; exit 0.
+ *
+ * <p>{@value #DEFAULT_IN_FLIGHT} requests in flight in the normal run; {@code -Dapx.shutdown.inflight=500}
+ * (bench/shutdown-load.sh) is the issue's full size. It prints its timings as one line.
+ */
+class ShutdownUnderLoadIT {
+    private static final int DEFAULT_IN_FLIGHT = 150;
+    private static final int GRACE_SECONDS = 3;
+    private static final int IDLE_CONNECTIONS = 4;
+    private static final String JAVA = ProcessHandle.current().info().command().orElseThrow();
+    private static final Path JAR = Path.of(System.getProperty("apx.jar", "target/apx.jar")).toAbsolutePath();
+    private static final Path PYTHON = Path.of(System.getProperty("apx.python311", ".venv/py3.11/bin/python")).toAbsolutePath();
+    private static final Pattern RUNNING = Pattern.compile("apx running on http://127\\.0\\.0\\.1:(\\d+) ");
+    private static final Pattern JAVA_STACK_FRAME = Pattern.compile("(?m)^\\s+at [\\w$.]+\\(");
+
+    @TempDir
+    Path tmp;
+
+    /** One request of the load, what it should get, and what it got. */
+    private record Call(String kind, String id, String target, int expectedLength, CompletableFuture<Outcome> outcome) {
+        boolean canFinish() {
+            return !kind.equals("stuck");
+        }
+    }
+
+    private record Outcome(HttpResponse<byte[]> response, Throwable error, long doneNanos) {
+    }
+
+    @Test
+    void sigtermFinishesWhatCanFinishRefusesNewConnectionsAndCancelsTheRest() throws Exception {
+        int inFlight = Integer.getInteger("apx.shutdown.inflight", DEFAULT_IN_FLIGHT);
+        Path marker = tmp.resolve("lifespan-shutdown.json");
+        Path gate = tmp.resolve("gate");
+        Process process = start(marker, gate);
+        int port = awaitPort(process);
+
+        List<Socket> idle = openIdleKeepAliveConnections(port);
+        HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+        List<Call> calls = load(inFlight, port, client);
+        awaitStdoutCount("started ", inFlight + IDLE_CONNECTIONS);
+
+        long sigterm = System.nanoTime();
+        process.destroy(); // SIGTERM
+        awaitStderr(process, "INFO:     Shutting down");
+        long refusedAt = awaitRefused(port);
+        for (Socket socket : idle) {
+            assertThat(readToEnd(socket)).as("an idle keep-alive connection is closed by the server at once").isEqualTo(-1);
+        }
+        long idleClosedAt = System.nanoTime();
+        assertThat(calls.stream().filter(Call::canFinish).noneMatch(call -> call.outcome().isDone()))
+                .as("the finishable requests were still in flight while new connections were refused").isTrue();
+        Files.createFile(gate);
+        int refusedWhileDraining = 0;
+        while (calls.stream().filter(Call::canFinish).anyMatch(call -> !call.outcome().isDone())) {
+            assertThat(connects(port)).as("a new connection while draining").isFalse();
+            refusedWhileDraining++;
+            Thread.sleep(100);
+        }
+        long lastFinished = calls.stream().filter(Call::canFinish).mapToLong(call -> call.outcome().join().doneNanos()).max().orElseThrow();
+        assertThat(process.waitFor(60, TimeUnit.SECONDS)).as("apx exits after the graceful timeout").isTrue();
+        long exited = System.nanoTime();
+        String stdout = Files.readString(tmp.resolve("stdout.txt"));
+        String stderr = Files.readString(tmp.resolve("stderr.txt"));
+
+        assertThat(process.exitValue()).as(stderr).isZero();
+        for (Call call : calls) {
+            checkOutcome(call, stdout, stderr);
+        }
+        long stuck = calls.stream().filter(call -> !call.canFinish()).count();
+        assertThat(stderr)
+                .contains("ERROR:    Cancel " + stuck + " running task(s), timeout graceful shutdown exceeded")
+                .contains("INFO:     Waiting for application shutdown.")
+                .contains("INFO:     Application shutdown complete.")
+                .contains("INFO:     Finished server process [")
+                .doesNotContain("Exception in thread").doesNotContainPattern(JAVA_STACK_FRAME);
+        assertThat(count(stderr, "ERROR:    Exception in ASGI application\n")).as("one traceback per cancelled request").isEqualTo(stuck);
+        assertThat(count(stderr, "CancelledError")).as("the tracebacks are the cancels").isGreaterThanOrEqualTo(stuck);
+        long finishable = calls.size() - stuck + IDLE_CONNECTIONS;
+        assertThat(Files.readString(marker)).as("lifespan shutdown ran after every request ended")
+                .isEqualTo("{\"started\": %d, \"completed\": %d, \"cancelled\": %d, \"failed\": 0, \"running\": 0}",
+                        calls.size() + IDLE_CONNECTIONS, finishable, stuck);
+
+        System.out.printf("shutdown under load: %d in flight (%d slow, %d streaming, %d stuck); after SIGTERM: refused at %d ms, "
+                        + "idle keep-alive closed by %d ms, last finishable response %d ms, exit %d ms (graceful timeout %d s); "
+                        + "%d refused connects while draining%n",
+                calls.size(), calls.stream().filter(c -> c.kind().equals("slow")).count(),
+                calls.stream().filter(c -> c.kind().equals("stream")).count(), stuck,
+                millis(refusedAt - sigterm), millis(idleClosedAt - sigterm), millis(lastFinished - sigterm), millis(exited - sigterm),
+                GRACE_SECONDS, refusedWhileDraining);
+    }
+
+    /**
+     * The load, in a fixed mix: 2 in 5 slow (0.2-1.55 s after the gate; every fifth a 256 KiB body),
+     * 2 in 5 streaming (10 chunks of 2 KiB, half before the gate, 100-250 ms apart after), 1 in 5
+     * stuck (half of those with the response started).
+     */
+    private static List<Call> load(int count, int port, HttpClient client) {
+        List<Call> calls = new ArrayList<>();
+        for (int i = 0; i < count; i++) {
+            String id = "r" + i;
+            Call call = switch (i % 5) {
+                case 0, 1 -> {
+                    int size = i % 25 == 0 ? 256 * 1024 : 1024 + 997 * (i % 16);
+                    yield send(client, port, "slow", id, "ms=" + (200 + 150 * (i % 10)) + "&size=" + size, size);
+                }
+                case 2, 3 -> send(client, port, "stream", id, "chunks=10&size=2048&ms=" + (100 + 50 * (i % 4)), 10 * 2048);
+                default -> send(client, port, "stuck", id, "started=" + (i / 5 % 2), -1);
+            };
+            calls.add(call);
+        }
+        return calls;
+    }
+
+    private static Call send(HttpClient client, int port, String kind, String id, String query, int expectedLength) {
+        String target = "/" + kind + "/" + id + "?" + query;
+        HttpRequest request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + target)).timeout(Duration.ofSeconds(60)).build();
+        CompletableFuture<Outcome> outcome = client.sendAsync(request, HttpResponse.BodyHandlers.ofByteArray())
+                .handle((response, error) -> new Outcome(response, error, System.nanoTime()));
+        return new Call(kind, id, target, expectedLength, outcome);
+    }
+
+    private static void checkOutcome(Call call, String stdout, String stderr) {
+        Outcome outcome = call.outcome().join();
+        boolean cancelled = stdout.contains("cancelled " + call.id() + "\n");
+        boolean named = stderr.contains("WARNING:  Cancelling GET " + call.target() + " from 127.0.0.1:");
+        if (call.canFinish()) {
+            assertThat(outcome.error()).as("%s failed", call.target()).isNull();
+            assertThat(outcome.response().statusCode()).as(call.target()).isEqualTo(200);
+            assertThat(outcome.response().body()).as("every byte of %s", call.target()).isEqualTo(bodyOf(call.id(), call.expectedLength()));
+            assertThat(cancelled || named).as("%s was cancelled", call.target()).isFalse();
+            if (call.kind().equals("slow")) {
+                assertThat(outcome.response().headers().firstValue("connection")).as("%s started during the shutdown", call.target())
+                        .hasValue("close");
+            }
+        } else {
+            assertThat(cancelled).as("%s got CancelledError", call.target()).isTrue();
+            assertThat(named).as("the log names the cancelled %s", call.target()).isTrue();
+            if (call.target().endsWith("started=0")) {
+                assertThat(outcome.error()).as(call.target()).isNull();
+                assertThat(outcome.response().statusCode()).as("as Uvicorn: a response never started becomes a 500").isEqualTo(500);
+            } else {
+                assertThat(outcome.error()).as("%s: a started response cut short is not a complete one", call.target()).isNotNull();
+            }
+        }
+    }
+
+    /** {@code ID:} repeated and cut at {@code length} bytes, as {@code shutdown_apps.body_of}. */
+    private static byte[] bodyOf(String id, int length) {
+        byte[] unit = (id + ":").getBytes(StandardCharsets.US_ASCII);
+        byte[] body = new byte[length];
+        for (int i = 0; i < length; i++) {
+            body[i] = unit[i % unit.length];
+        }
+        return body;
+    }
+
+    /** Connections that got one quick response and stay open (keep-alive), idle. */
+    private List<Socket> openIdleKeepAliveConnections(int port) throws IOException {
+        List<Socket> sockets = new ArrayList<>();
+        for (int i = 0; i < IDLE_CONNECTIONS; i++) {
+            Socket socket = new Socket("127.0.0.1", port);
+            socket.setSoTimeout(5_000);
+            socket.getOutputStream().write(("GET /quick/idle" + i + "?size=10 HTTP/1.1\r\nHost: t\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
+            String expected = "\r\n\r\n" + new String(bodyOf("idle" + i, 10), StandardCharsets.US_ASCII);
+            StringBuilder received = new StringBuilder();
+            InputStream in = socket.getInputStream();
+            while (!received.toString().endsWith(expected)) {
+                int b = in.read();
+                assertThat(b).as("the quick response, so far: %s", received).isNotNegative();
+                received.append((char) b);
+            }
+            assertThat(received.toString()).startsWith("HTTP/1.1 200 OK\r\n").doesNotContain("connection: close");
+            sockets.add(socket);
+        }
+        return sockets;
+    }
+
+    /** Reads until the server closes: -1, or fails if bytes come or 5 s pass. */
+    private static int readToEnd(Socket socket) throws IOException {
+        try (socket) {
+            return socket.getInputStream().read();
+        }
+    }
+
+    /** Polls until a connect is refused (the listener closes just after the "Shutting down" line); returns when. */
+    private static long awaitRefused(int port) throws Exception {
+        for (int i = 0; i < 100; i++) {
+            if (!connects(port)) {
+                return System.nanoTime();
+            }
+            Thread.sleep(10);
+        }
+        return fail("new connections were still accepted 1 s after \"Shutting down\"");
+    }
+
+    private static boolean connects(int port) throws IOException {
+        try (Socket socket = new Socket()) {
+            socket.connect(new InetSocketAddress("127.0.0.1", port), 1_000);
+            return true;
+        } catch (ConnectException refused) {
+            return false;
+        }
+    }
+
+    private Process start(Path marker, Path gate) throws IOException, URISyntaxException {
+        Path appDir = Path.of(ShutdownUnderLoadIT.class.getResource("/python/apxtest/shutdown_apps.py").toURI()).getParent().getParent();
+        List<String> command = new ArrayList<>(List.of(JAVA, "--enable-native-access=ALL-UNNAMED", "-jar", JAR.toString(),
+                "--python", PYTHON.toString(), "--app-dir", appDir.toString(), "--port", "0", "--no-access-log",
+                "--timeout-graceful-shutdown", String.valueOf(GRACE_SECONDS), "apxtest.shutdown_apps:app"));
+        ProcessBuilder builder = new ProcessBuilder(command).directory(tmp.toFile())
+                .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
+                .redirectOutput(tmp.resolve("stdout.txt").toFile()).redirectError(tmp.resolve("stderr.txt").toFile());
+        builder.environment().put("APX_SHUTDOWN_MARKER", marker.toString());
+        builder.environment().put("APX_SHUTDOWN_GATE", gate.toString());
+        return builder.start();
+    }
+
+    private int awaitPort(Process process) throws Exception {
+        Path stderr = tmp.resolve("stderr.txt");
+        for (int i = 0; i < 1200; i++) {
+            Matcher running = RUNNING.matcher(Files.readString(stderr));
+            if (running.find()) {
+                return Integer.parseInt(running.group(1));
+            }
+            assertThat(process.isAlive()).as("apx exited early: %s", Files.readString(stderr)).isTrue();
+            Thread.sleep(50);
+        }
+        process.destroyForcibly();
+        return fail("apx did not start: " + Files.readString(stderr));
+    }
+
+    private void awaitStdoutCount(String text, int count) throws Exception {
+        for (int i = 0; i < 1200; i++) {
+            if (count(Files.readString(tmp.resolve("stdout.txt")), text) >= count) {
+                return;
+            }
+            Thread.sleep(50);
+        }
+        fail("fewer than %d %s in stdout", count, text);
+    }
+
+    private void awaitStderr(Process process, String text) throws Exception {
+        for (int i = 0; i < 600; i++) {
+            if (Files.readString(tmp.resolve("stderr.txt")).contains(text)) {
+                return;
+            }
+            Thread.sleep(10);
+        }
+        process.destroyForcibly();
+        fail("no %s in stderr", text);
+    }
+
+    private static long count(String haystack, String needle) {
+        return Arrays.stream(haystack.split(Pattern.quote(needle), -1)).count() - 1;
+    }
+
+    private static long millis(long nanos) {
+        return TimeUnit.NANOSECONDS.toMillis(nanos);
+    }
+}
