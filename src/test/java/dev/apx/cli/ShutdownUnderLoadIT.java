@@ -3,14 +3,12 @@ package dev.apx.cli;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import java.io.File;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.ConnectException;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.net.URI;
-import java.net.URISyntaxException;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
@@ -19,12 +17,10 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.fail;
@@ -44,11 +40,6 @@ class ShutdownUnderLoadIT {
     private static final int DEFAULT_IN_FLIGHT = 150;
     private static final int GRACE_SECONDS = 3;
     private static final int IDLE_CONNECTIONS = 4;
-    private static final String JAVA = ProcessHandle.current().info().command().orElseThrow();
-    private static final Path JAR = Path.of(System.getProperty("apx.jar", "target/apx.jar")).toAbsolutePath();
-    private static final Path PYTHON = Path.of(System.getProperty("apx.python311", ".venv/py3.11/bin/python")).toAbsolutePath();
-    private static final Pattern RUNNING = Pattern.compile("apx running on http://127\\.0\\.0\\.1:(\\d+) ");
-    private static final Pattern JAVA_STACK_FRAME = Pattern.compile("(?m)^\\s+at [\\w$.]+\\(");
 
     @TempDir
     Path tmp;
@@ -68,17 +59,23 @@ class ShutdownUnderLoadIT {
         int inFlight = Integer.getInteger("apx.shutdown.inflight", DEFAULT_IN_FLIGHT);
         Path marker = tmp.resolve("lifespan-shutdown.json");
         Path gate = tmp.resolve("gate");
-        Process process = start(marker, gate);
-        int port = awaitPort(process);
+        try (ApxProcess apx = ApxProcess.start(tmp, Map.of("APX_SHUTDOWN_MARKER", marker.toString(), "APX_SHUTDOWN_GATE", gate.toString()),
+                "--no-access-log", "--timeout-graceful-shutdown", String.valueOf(GRACE_SECONDS), "apxtest.shutdown_apps:app")) {
+            shutDownUnderLoad(apx, inFlight, marker, gate);
+        }
+    }
+
+    private void shutDownUnderLoad(ApxProcess apx, int inFlight, Path marker, Path gate) throws Exception {
+        int port = apx.port;
 
         List<Socket> idle = openIdleKeepAliveConnections(port);
         HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
         List<Call> calls = load(inFlight, port, client);
-        awaitStdoutCount("started ", inFlight + IDLE_CONNECTIONS);
+        apx.awaitStdout("started ", inFlight + IDLE_CONNECTIONS, 60);
 
         long sigterm = System.nanoTime();
-        process.destroy(); // SIGTERM
-        awaitStderr(process, "INFO:     Shutting down");
+        apx.process.destroy(); // SIGTERM
+        apx.awaitStderr("INFO:     Shutting down", 10);
         long refusedAt = awaitRefused(port);
         for (Socket socket : idle) {
             assertThat(readToEnd(socket)).as("an idle keep-alive connection is closed by the server at once").isEqualTo(-1);
@@ -94,12 +91,12 @@ class ShutdownUnderLoadIT {
             Thread.sleep(100);
         }
         long lastFinished = calls.stream().filter(Call::canFinish).mapToLong(call -> call.outcome().join().doneNanos()).max().orElseThrow();
-        assertThat(process.waitFor(60, TimeUnit.SECONDS)).as("apx exits after the graceful timeout").isTrue();
+        int exitCode = apx.awaitExit(60);
         long exited = System.nanoTime();
-        String stdout = Files.readString(tmp.resolve("stdout.txt"));
-        String stderr = Files.readString(tmp.resolve("stderr.txt"));
+        String stdout = apx.stdout();
+        String stderr = apx.stderr();
 
-        assertThat(process.exitValue()).as(stderr).isZero();
+        assertThat(exitCode).as(stderr).isZero();
         for (Call call : calls) {
             checkOutcome(call, stdout, stderr);
         }
@@ -108,10 +105,10 @@ class ShutdownUnderLoadIT {
                 .contains("ERROR:    Cancel " + stuck + " running task(s), timeout graceful shutdown exceeded")
                 .contains("INFO:     Waiting for application shutdown.")
                 .contains("INFO:     Application shutdown complete.")
-                .contains("INFO:     Finished server process [")
-                .doesNotContain("Exception in thread").doesNotContainPattern(JAVA_STACK_FRAME);
-        assertThat(count(stderr, "ERROR:    Exception in ASGI application\n")).as("one traceback per cancelled request").isEqualTo(stuck);
-        assertThat(count(stderr, "CancelledError")).as("the tracebacks are the cancels").isGreaterThanOrEqualTo(stuck);
+                .contains("INFO:     Finished server process [");
+        apx.assertNoJavaStackTrace();
+        assertThat(ApxProcess.count(stderr, "ERROR:    Exception in ASGI application\n")).as("one traceback per cancelled request").isEqualTo(stuck);
+        assertThat(ApxProcess.count(stderr, "CancelledError")).as("the tracebacks are the cancels").isGreaterThanOrEqualTo(stuck);
         long finishable = calls.size() - stuck + IDLE_CONNECTIONS;
         assertThat(Files.readString(marker)).as("lifespan shutdown ran after every request ended")
                 .isEqualTo("{\"started\": %d, \"completed\": %d, \"cancelled\": %d, \"failed\": 0, \"running\": 0}",
@@ -237,58 +234,6 @@ class ShutdownUnderLoadIT {
         } catch (ConnectException refused) {
             return false;
         }
-    }
-
-    private Process start(Path marker, Path gate) throws IOException, URISyntaxException {
-        Path appDir = Path.of(ShutdownUnderLoadIT.class.getResource("/python/apxtest/shutdown_apps.py").toURI()).getParent().getParent();
-        List<String> command = new ArrayList<>(List.of(JAVA, "--enable-native-access=ALL-UNNAMED", "-jar", JAR.toString(),
-                "--python", PYTHON.toString(), "--app-dir", appDir.toString(), "--port", "0", "--no-access-log",
-                "--timeout-graceful-shutdown", String.valueOf(GRACE_SECONDS), "apxtest.shutdown_apps:app"));
-        ProcessBuilder builder = new ProcessBuilder(command).directory(tmp.toFile())
-                .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
-                .redirectOutput(tmp.resolve("stdout.txt").toFile()).redirectError(tmp.resolve("stderr.txt").toFile());
-        builder.environment().put("APX_SHUTDOWN_MARKER", marker.toString());
-        builder.environment().put("APX_SHUTDOWN_GATE", gate.toString());
-        return builder.start();
-    }
-
-    private int awaitPort(Process process) throws Exception {
-        Path stderr = tmp.resolve("stderr.txt");
-        for (int i = 0; i < 1200; i++) {
-            Matcher running = RUNNING.matcher(Files.readString(stderr));
-            if (running.find()) {
-                return Integer.parseInt(running.group(1));
-            }
-            assertThat(process.isAlive()).as("apx exited early: %s", Files.readString(stderr)).isTrue();
-            Thread.sleep(50);
-        }
-        process.destroyForcibly();
-        return fail("apx did not start: " + Files.readString(stderr));
-    }
-
-    private void awaitStdoutCount(String text, int count) throws Exception {
-        for (int i = 0; i < 1200; i++) {
-            if (count(Files.readString(tmp.resolve("stdout.txt")), text) >= count) {
-                return;
-            }
-            Thread.sleep(50);
-        }
-        fail("fewer than %d %s in stdout", count, text);
-    }
-
-    private void awaitStderr(Process process, String text) throws Exception {
-        for (int i = 0; i < 600; i++) {
-            if (Files.readString(tmp.resolve("stderr.txt")).contains(text)) {
-                return;
-            }
-            Thread.sleep(10);
-        }
-        process.destroyForcibly();
-        fail("no %s in stderr", text);
-    }
-
-    private static long count(String haystack, String needle) {
-        return Arrays.stream(haystack.split(Pattern.quote(needle), -1)).count() - 1;
     }
 
     private static long millis(long nanos) {

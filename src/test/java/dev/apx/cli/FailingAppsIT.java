@@ -1,0 +1,268 @@
+package dev.apx.cli;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.Socket;
+import java.net.SocketTimeoutException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Predicate;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Issue 7, item 5: apps that fail in every way (exceptions, SystemExit, invalid messages, a send
+ * after the response, handlers that never finish, a handler that blocks the loop) beside a healthy
+ * route, on the packaged jar ({@code apxtest.failing_apps}). Each failure stays with its own
+ * request (500, or the connection closed once the response had started), is logged, and the
+ * healthy requests sent meanwhile all succeed; the blocking handler is named in the log while it
+ * blocks and service resumes after it; the never-finishing ones are cancelled at shutdown; no
+ * handler is left running; exit 0. The healthy route's latency with and without the failing
+ * traffic is printed (bench/failing-apps.sh is the measurement).
+ */
+class FailingAppsIT {
+    private static final int HEALTHY_CLIENTS = 2;
+    private static final int FAILING_CLIENTS = 4;
+    private static final long BASELINE_MILLIS = 700;
+    private static final long FAILING_MILLIS = 1500;
+    private static final int HEALTHY_TIMEOUT_SECONDS = 10; // a hang, not a speed bound
+    private static final int NEVER_AT_SHUTDOWN = 3;
+    private static final int BLOCK_MILLIS = 800;
+
+    @TempDir
+    Path tmp;
+
+    /** A failing request and how the client must see it end. */
+    private record Failing(String target, Predicate<String> expected, boolean raises) {
+    }
+
+    private static final Predicate<String> SERVER_ERROR = r -> r.startsWith("HTTP/1.1 500 Internal Server Error\r\n")
+            && r.contains("\r\nconnection: close\r\n") && r.endsWith("\r\n\r\nInternal Server Error");
+
+    private static final List<Failing> FAILING = List.of(
+            new Failing("/raise", SERVER_ERROR, true),
+            new Failing("/exit", SERVER_ERROR, true),
+            new Failing("/invalid/body-first", SERVER_ERROR, true),
+            new Failing("/invalid/status-text", SERVER_ERROR, true),
+            new Failing("/invalid/header-str", SERVER_ERROR, true),
+            new Failing("/invalid/unknown-type", SERVER_ERROR, true),
+            new Failing("/invalid/not-a-dict", SERVER_ERROR, true),
+            // the head is held back until the first body: nothing went out, the connection just closes
+            new Failing("/invalid/start-twice", String::isEmpty, true),
+            // started: the connection closes with the chunked body unterminated
+            new Failing("/raise-after", r -> r.startsWith("HTTP/1.1 200 OK\r\n") && r.endsWith("\r\n7\r\npartial\r\n"), true),
+            // the response stands; the extra send raises in the app
+            new Failing("/late-send", r -> r.startsWith("HTTP/1.1 200 OK\r\n") && r.endsWith("\r\n\r\ncomplete"), true),
+            // the client gives up after 50 ms: the server cancels the handler
+            new Failing("/never", "TIMEOUT"::equals, false));
+
+    @Test
+    void failingRequestsStayWithTheirOwnRequestsWhileHealthyOnesAreServed() throws Exception {
+        Path marker = tmp.resolve("counts.json");
+        try (ApxProcess apx = ApxProcess.start(tmp, Map.of("APX_FAILING_MARKER", marker.toString()), "--no-access-log",
+                "--slow-callback-duration", "0.3", "--timeout-graceful-shutdown", "1", "apxtest.failing_apps:app")) {
+            failingBesideHealthy(apx, marker);
+        }
+    }
+
+    private void failingBesideHealthy(ApxProcess apx, Path marker) throws Exception {
+        Healthy healthy = new Healthy(apx.port);
+        ExecutorService failingClients = Executors.newFixedThreadPool(FAILING_CLIENTS);
+        try {
+            healthy.runFor(300); // warm-up (JIT): the baseline below is not a cold start
+            List<Long> alone = healthy.runFor(BASELINE_MILLIS);
+
+            AtomicBoolean stop = new AtomicBoolean();
+            Map<String, AtomicInteger> sent = new ConcurrentHashMap<>();
+            List<Future<?>> failing = new ArrayList<>();
+            for (int c = 0; c < FAILING_CLIENTS; c++) {
+                int first = c;
+                failing.add(failingClients.submit(() -> {
+                    for (int i = first; !stop.get(); i++) {
+                        Failing request = FAILING.get(i % FAILING.size());
+                        String response = exchange(apx.port, request.target(), request.target().equals("/never") ? 50 : 10_000);
+                        assertThat(request.expected()).as("%s got:%n%s", request.target(), response).accepts(response);
+                        sent.computeIfAbsent(request.target(), k -> new AtomicInteger()).incrementAndGet();
+                    }
+                    return null;
+                }));
+            }
+            List<Long> beside = healthy.runFor(FAILING_MILLIS);
+            stop.set(true);
+            for (Future<?> client : failing) {
+                client.get(30, TimeUnit.SECONDS);
+            }
+            assertThat(sent.keySet()).as("every kind of failure was sent").hasSize(FAILING.size());
+
+            List<Long> duringBlock = blockTheLoop(apx, healthy);
+
+            List<Socket> stuck = new ArrayList<>();
+            for (int i = 0; i < NEVER_AT_SHUTDOWN; i++) {
+                Socket socket = new Socket("127.0.0.1", apx.port);
+                socket.getOutputStream().write(("GET /never/at-shutdown-" + i + " HTTP/1.1\r\nHost: t\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
+                stuck.add(socket);
+            }
+            assertThat(healthy.runFor(100)).as("served beside the stuck ones").isNotEmpty();
+            apx.process.destroy(); // SIGTERM
+            assertThat(apx.awaitExit(30)).as(apx.stderr()).isZero();
+            for (Socket socket : stuck) {
+                assertThat(readAll(socket, 5_000)).as("a response never started: 500 at the cancel, as Uvicorn").matches(SERVER_ERROR);
+            }
+
+            checkLogAndCounts(apx, marker, sent, healthy.count.get());
+            System.out.printf("failing apps: healthy route alone %d requests p50 %.2f ms p99 %.2f ms; beside %d failing clients %d requests "
+                            + "p50 %.2f ms p99 %.2f ms; %d failing requests; %d healthy during a %d ms block, max %.0f ms%n",
+                    alone.size(), percentile(alone, 50), percentile(alone, 99), FAILING_CLIENTS, beside.size(),
+                    percentile(beside, 50), percentile(beside, 99), sent.values().stream().mapToInt(AtomicInteger::get).sum(),
+                    duringBlock.size(), BLOCK_MILLIS, percentile(duringBlock, 100));
+        } finally {
+            failingClients.shutdownNow();
+            healthy.close();
+        }
+    }
+
+    /**
+     * A handler that blocks the loop for {@value #BLOCK_MILLIS} ms stalls the requests on the same
+     * loop (inherent, as in Uvicorn); it must be named in the log while it blocks, every request
+     * must still succeed, and the loop must serve again after it.
+     */
+    private List<Long> blockTheLoop(ApxProcess apx, Healthy healthy) throws Exception {
+        ExecutorService blocker = Executors.newSingleThreadExecutor();
+        try {
+            Future<String> blocked = blocker.submit(() -> exchange(apx.port, "/block?ms=" + BLOCK_MILLIS, 10_000));
+            apx.awaitStderr("apx: GET /block?ms=" + BLOCK_MILLIS + " has run for ", 10);
+            assertThat(blocked.isDone()).as("named while it still blocks").isFalse();
+            List<Long> during = healthy.runFor(200);
+            assertThat(blocked.get(10, TimeUnit.SECONDS)).endsWith("\r\n\r\nblocked");
+            assertThat(healthy.runFor(100)).as("served again after the block").isNotEmpty();
+            assertThat(ApxProcess.count(apx.stderr(), "it blocks the event loop")).as("named once").isEqualTo(1);
+            return during;
+        } finally {
+            blocker.shutdownNow();
+        }
+    }
+
+    private static void checkLogAndCounts(ApxProcess apx, Path marker, Map<String, AtomicInteger> sent, int healthy) throws IOException {
+        String stderr = apx.stderr();
+        int raised = FAILING.stream().filter(Failing::raises).mapToInt(f -> sent.get(f.target()).get()).sum();
+        int abandoned = sent.get("/never").get();
+        assertThat(stderr)
+                .contains("ValueError: boom before the response").contains("ValueError: boom in the middle of the body")
+                .contains("SystemExit: 3")
+                .contains("Invalid ASGI message: Expected ASGI message 'http.response.start', but got 'http.response.body'.")
+                .contains("Invalid ASGI message: http.response.start 'status' must be an int between 100 and 999")
+                .contains("Invalid ASGI message: each header must be a pair of bytes")
+                .contains("Invalid ASGI message: ASGI message must be a dict, got str")
+                .contains("Invalid ASGI message: Unexpected ASGI message 'http.response.body' sent, after response already completed.")
+                .contains("ERROR:    Cancel " + NEVER_AT_SHUTDOWN + " running task(s), timeout graceful shutdown exceeded")
+                .contains("INFO:     Application shutdown complete.");
+        for (int i = 0; i < NEVER_AT_SHUTDOWN; i++) {
+            assertThat(stderr).contains("WARNING:  Cancelling GET /never/at-shutdown-" + i + " from 127.0.0.1:");
+        }
+        assertThat(ApxProcess.count(stderr, "ERROR:    Exception in ASGI application\n"))
+                .as("a traceback for each exception and each cancel at shutdown; none for a client that left")
+                .isEqualTo(raised + NEVER_AT_SHUTDOWN);
+        apx.assertNoJavaStackTrace();
+        assertThat(Files.readString(marker)).as("every handler ended: completed, raised or cancelled")
+                .isEqualTo("{\"started\": %d, \"completed\": %d, \"raised\": %d, \"cancelled\": %d, \"running\": 0}",
+                        healthy + 1 + raised + abandoned + NEVER_AT_SHUTDOWN, healthy + 1, raised, abandoned + NEVER_AT_SHUTDOWN);
+    }
+
+    /** Healthy clients on keep-alive connections; every answer must be 200 {@code ok ID}. */
+    private static final class Healthy implements AutoCloseable {
+        private final int port;
+        private final ExecutorService threads = Executors.newFixedThreadPool(HEALTHY_CLIENTS);
+        private final List<HttpClient> clients = new ArrayList<>();
+        final AtomicInteger count = new AtomicInteger();
+
+        Healthy(int port) {
+            this.port = port;
+            for (int i = 0; i < HEALTHY_CLIENTS; i++) {
+                clients.add(HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build());
+            }
+        }
+
+        /** Requests from every client for {@code millis}; their latencies in nanoseconds. */
+        List<Long> runFor(long millis) throws Exception {
+            long end = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(millis);
+            List<Long> latencies = Collections.synchronizedList(new ArrayList<>());
+            List<Future<?>> runs = new ArrayList<>();
+            for (HttpClient client : clients) {
+                runs.add(threads.submit(() -> {
+                    while (System.nanoTime() < end) {
+                        String id = "h" + count.incrementAndGet();
+                        long start = System.nanoTime();
+                        HttpResponse<String> response = client.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/healthy/" + id))
+                                .timeout(Duration.ofSeconds(HEALTHY_TIMEOUT_SECONDS)).build(), HttpResponse.BodyHandlers.ofString());
+                        latencies.add(System.nanoTime() - start);
+                        assertThat(response.statusCode()).as(id).isEqualTo(200);
+                        assertThat(response.body()).isEqualTo("ok " + id);
+                    }
+                    return null;
+                }));
+            }
+            for (Future<?> run : runs) {
+                run.get(60, TimeUnit.SECONDS);
+            }
+            return latencies;
+        }
+
+        @Override
+        public void close() {
+            threads.shutdownNow();
+            clients.forEach(HttpClient::close);
+        }
+    }
+
+    /**
+     * One request on a new connection ({@code Connection: close}); every byte until the server
+     * closes, server and date lines left out, or "TIMEOUT" (then the client closes).
+     */
+    private static String exchange(int port, String target, int timeoutMillis) throws IOException {
+        Socket socket = new Socket("127.0.0.1", port);
+        socket.getOutputStream().write(("GET " + target + " HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
+        return readAll(socket, timeoutMillis);
+    }
+
+    private static String readAll(Socket socket, int timeoutMillis) throws IOException {
+        try (socket) {
+            socket.setSoTimeout(timeoutMillis);
+            ByteArrayOutputStream out = new ByteArrayOutputStream();
+            InputStream in = socket.getInputStream();
+            byte[] buffer = new byte[8192];
+            for (int n; (n = in.read(buffer)) >= 0; ) {
+                out.write(buffer, 0, n);
+            }
+            return out.toString(StandardCharsets.ISO_8859_1).replaceAll("(?m)^(server|date): .*\r\n", "");
+        } catch (SocketTimeoutException e) {
+            return "TIMEOUT";
+        }
+    }
+
+    private static double percentile(List<Long> nanos, int p) {
+        List<Long> sorted = new ArrayList<>(nanos);
+        Collections.sort(sorted);
+        return sorted.isEmpty() ? Double.NaN : sorted.get(Math.min(sorted.size() - 1, sorted.size() * p / 100)) / 1e6;
+    }
+}
