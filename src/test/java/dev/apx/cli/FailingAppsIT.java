@@ -48,7 +48,7 @@ class FailingAppsIT {
     private static final long FAILING_MILLIS = 1500;
     private static final int HEALTHY_TIMEOUT_SECONDS = 10; // a hang, not a speed bound
     private static final int NEVER_AT_SHUTDOWN = 3;
-    private static final int BLOCK_MILLIS = 800;
+    private static final int BLOCK_MILLIS = 1200;
 
     @TempDir
     Path tmp;
@@ -156,7 +156,7 @@ class FailingAppsIT {
             List<Long> during = healthy.runFor(200);
             assertThat(blocked.get(10, TimeUnit.SECONDS)).endsWith("\r\n\r\nblocked");
             assertThat(healthy.runFor(100)).as("served again after the block").isNotEmpty();
-            assertThat(ApxProcess.count(apx.stderr(), "it blocks the event loop")).as("named once").isEqualTo(1);
+            assertThat(ApxProcess.count(apx.stderr(), "apx: GET /block?ms=" + BLOCK_MILLIS + " has run for ")).as("named once").isEqualTo(1);
             return during;
         } finally {
             blocker.shutdownNow();

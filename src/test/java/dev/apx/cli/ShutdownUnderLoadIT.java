@@ -38,7 +38,7 @@ import static org.assertj.core.api.Assertions.fail;
  */
 class ShutdownUnderLoadIT {
     private static final int DEFAULT_IN_FLIGHT = 150;
-    private static final int GRACE_SECONDS = 3;
+    private static final int GRACE_SECONDS = 4; // well past the slowest finishable request (~1.2 s after the gate), for a loaded machine
     private static final int IDLE_CONNECTIONS = 4;
 
     @TempDir
@@ -124,8 +124,8 @@ class ShutdownUnderLoadIT {
     }
 
     /**
-     * The load, in a fixed mix: 2 in 5 slow (0.2-1.55 s after the gate; every fifth a 256 KiB body),
-     * 2 in 5 streaming (10 chunks of 2 KiB, half before the gate, 100-250 ms apart after), 1 in 5
+     * The load, in a fixed mix: 2 in 5 slow (0.1-1 s after the gate; every fifth a 256 KiB body),
+     * 2 in 5 streaming (10 chunks of 2 KiB, half before the gate, 50-125 ms apart after), 1 in 5
      * stuck (half of those with the response started).
      */
     private static List<Call> load(int count, int port, HttpClient client) {
@@ -135,9 +135,9 @@ class ShutdownUnderLoadIT {
             Call call = switch (i % 5) {
                 case 0, 1 -> {
                     int size = i % 25 == 0 ? 256 * 1024 : 1024 + 997 * (i % 16);
-                    yield send(client, port, "slow", id, "ms=" + (200 + 150 * (i % 10)) + "&size=" + size, size);
+                    yield send(client, port, "slow", id, "ms=" + (100 + 100 * (i % 10)) + "&size=" + size, size);
                 }
-                case 2, 3 -> send(client, port, "stream", id, "chunks=10&size=2048&ms=" + (100 + 50 * (i % 4)), 10 * 2048);
+                case 2, 3 -> send(client, port, "stream", id, "chunks=10&size=2048&ms=" + (50 + 25 * (i % 4)), 10 * 2048);
                 default -> send(client, port, "stuck", id, "started=" + (i / 5 % 2), -1);
             };
             calls.add(call);
