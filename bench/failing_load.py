@@ -1,6 +1,7 @@
 """Failing traffic for bench/failing-apps.sh: CONCURRENCY loops, each sending the failing routes of
 apxtest.failing_apps in turn on new connections (raise, SystemExit, invalid messages, raise after
-the start, a send after the response, a handler that never finishes and is abandoned after 50 ms)
+the start, a send after the response, no response, a handler that never finishes and is abandoned
+after 50 ms)
 for DURATION seconds. Prints one JSON line: requests per route and how they ended.
 
     python bench/failing_load.py PORT DURATION [CONCURRENCY]
@@ -12,7 +13,7 @@ import sys
 import time
 
 ROUTES = ["/raise", "/exit", "/invalid/body-first", "/invalid/status-text", "/invalid/header-str",
-          "/invalid/unknown-type", "/invalid/not-a-dict", "/invalid/start-twice", "/raise-after", "/late-send", "/never"]
+          "/invalid/unknown-type", "/invalid/not-a-dict", "/invalid/start-twice", "/raise-after", "/late-send", "/no-response", "/never"]
 ABANDON_AFTER = 0.05
 
 

@@ -7,6 +7,7 @@ routes that fail in every way an app can, to show the failures stay with their o
 /exit              raises SystemExit (a BaseException) before starting
 /invalid/KIND      sends an invalid message (see INVALID) and so gets RuntimeError from send()
 /late-send         completes its response, then sends once more (RuntimeError, the response stands)
+/no-response       returns without sending anything
 /never             never finishes (awaits an event nobody sets) until cancelled
 /block?ms=M        blocks the event loop: time.sleep, synchronous code in an async handler
 
@@ -95,6 +96,10 @@ async def late_send(args, scope, send):
     await send({"type": "http.response.body", "body": b"one too many"})
 
 
+async def no_response(args, scope, send):
+    return None
+
+
 async def never(args, scope, send):
     await asyncio.Event().wait()
 
@@ -106,4 +111,4 @@ async def block(args, scope, send):
 
 
 ROUTES = {"healthy": healthy, "raise": raise_before, "raise-after": raise_after, "exit": exit_, "invalid": invalid,
-          "late-send": late_send, "never": never, "block": block}
+          "late-send": late_send, "no-response": no_response, "never": never, "block": block}

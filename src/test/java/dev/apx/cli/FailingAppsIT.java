@@ -33,7 +33,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * Issue 7, item 5: apps that fail in every way (exceptions, SystemExit, invalid messages, a send
- * after the response, handlers that never finish, a handler that blocks the loop) beside a healthy
+ * after the response, no response, handlers that never finish, a handler that blocks the loop) beside a healthy
  * route, on the packaged jar ({@code apxtest.failing_apps}). Each failure stays with its own
  * request (500, or the connection closed once the response had started), is logged, and the
  * healthy requests sent meanwhile all succeed; the blocking handler is named in the log while it
@@ -74,6 +74,8 @@ class FailingAppsIT {
             new Failing("/raise-after", r -> r.startsWith("HTTP/1.1 200 OK\r\n") && r.endsWith("\r\n7\r\npartial\r\n"), true),
             // the response stands; the extra send raises in the app
             new Failing("/late-send", r -> r.startsWith("HTTP/1.1 200 OK\r\n") && r.endsWith("\r\n\r\ncomplete"), true),
+            // returns normally, never having responded
+            new Failing("/no-response", SERVER_ERROR, false),
             // the client gives up after 50 ms: the server cancels the handler
             new Failing("/never", "TIMEOUT"::equals, false));
 
@@ -167,6 +169,7 @@ class FailingAppsIT {
         String stderr = apx.stderr();
         int raised = FAILING.stream().filter(Failing::raises).mapToInt(f -> sent.get(f.target()).get()).sum();
         int abandoned = sent.get("/never").get();
+        int unanswered = sent.get("/no-response").get();
         assertThat(stderr)
                 .contains("ValueError: boom before the response").contains("ValueError: boom in the middle of the body")
                 .contains("SystemExit: 3")
@@ -183,10 +186,12 @@ class FailingAppsIT {
         assertThat(ApxProcess.count(stderr, "ERROR:    Exception in ASGI application\n"))
                 .as("a traceback for each exception and each cancel at shutdown; none for a client that left")
                 .isEqualTo(raised + NEVER_AT_SHUTDOWN);
+        assertThat(ApxProcess.count(stderr, "ERROR:    ASGI callable returned without starting response.\n")).isEqualTo(unanswered);
         apx.assertNoJavaStackTrace();
         assertThat(Files.readString(marker)).as("every handler ended: completed, raised or cancelled")
                 .isEqualTo("{\"started\": %d, \"completed\": %d, \"raised\": %d, \"cancelled\": %d, \"running\": 0}",
-                        healthy + 1 + raised + abandoned + NEVER_AT_SHUTDOWN, healthy + 1, raised, abandoned + NEVER_AT_SHUTDOWN);
+                        healthy + 1 + unanswered + raised + abandoned + NEVER_AT_SHUTDOWN, healthy + 1 + unanswered, raised,
+                        abandoned + NEVER_AT_SHUTDOWN);
     }
 
     /** Healthy clients on keep-alive connections; every answer must be 200 {@code ok ID}. */
