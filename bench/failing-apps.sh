@@ -5,10 +5,11 @@
 # healthy route /healthy/x alone, then beside bench/failing_load.py (CLIENTS loops of exceptions,
 # SystemExit, invalid messages, a send after the response, abandoned never-finishing handlers), on
 # core 1; alternately per server, REPS times. Fails (exit 1) on any healthy error.
-# Usage: bench/failing-apps.sh [SECONDS=8] [REPS=2] [CLIENTS=4]
+# Usage: [SERVER_CORE=0 CLIENT_CORE=1] bench/failing-apps.sh [SECONDS=8] [REPS=2] [CLIENTS=4]
 set -euo pipefail
 ROOT=$(cd "$(dirname "$(readlink -f "$0")")/.." && pwd)
 DURATION=${1:-8}; REPS=${2:-2}; CLIENTS=${3:-4}
+SERVER_CORE=${SERVER_CORE:-0}; CLIENT_CORE=${CLIENT_CORE:-1}
 PY=${APX_BENCH_PYTHON:-$ROOT/.venv/bench/bin/python}
 [ -x "$PY" ] && "$PY" -c 'import uvicorn' 2>/dev/null || { echo "failing-apps: needs .venv/bench with uvicorn (run bench/run once)" >&2; exit 1; }
 command -v wrk >/dev/null || { echo "failing-apps: wrk is missing (Debian: apt-get install wrk)" >&2; exit 1; }
@@ -19,10 +20,10 @@ LOGS=$(mktemp -d /tmp/apx-failing-apps.XXXXXX)
 
 declare -A PORT PID
 PORT[apx]=$(free_port); PORT[uvicorn]=$(free_port)
-taskset -c 0 "$ROOT/bin/apx" --python "$PY" --app-dir "$APPS" --port "${PORT[apx]}" --no-access-log --timeout-graceful-shutdown 2 \
+taskset -c "$SERVER_CORE" "$ROOT/bin/apx" --python "$PY" --app-dir "$APPS" --port "${PORT[apx]}" --no-access-log --timeout-graceful-shutdown 2 \
   apxtest.failing_apps:app >"$LOGS/apx.log" 2>&1 &
 PID[apx]=$!
-taskset -c 0 "$PY" -m uvicorn --loop uvloop --http httptools --app-dir "$APPS" --port "${PORT[uvicorn]}" --no-access-log --timeout-graceful-shutdown 2 \
+taskset -c "$SERVER_CORE" "$PY" -m uvicorn --loop uvloop --http httptools --app-dir "$APPS" --port "${PORT[uvicorn]}" --no-access-log --timeout-graceful-shutdown 2 \
   apxtest.failing_apps:app >"$LOGS/uvicorn.log" 2>&1 &
 PID[uvicorn]=$!
 trap 'kill -TERM ${PID[apx]} ${PID[uvicorn]} 2>/dev/null; wait' EXIT  # both cancel the never-finishing handlers after 2 s
@@ -32,15 +33,15 @@ done
 
 probe() {  # server -> "req/s p50 p99 errors"
   local out
-  out=$(taskset -c 1 wrk -t1 -c8 -d"${DURATION}s" --latency --timeout 10s -s "$ROOT/bench/wrk/paced.lua" \
+  out=$(taskset -c "$CLIENT_CORE" wrk -t1 -c8 -d"${DURATION}s" --latency --timeout 10s -s "$ROOT/bench/wrk/paced.lua" \
     "http://127.0.0.1:${PORT[$1]}/healthy/x")
   awk '/Requests\/sec/ {rate = $2} $1 == "50%" {p50 = $2} $1 == "99%" {p99 = $2}
        /Non-2xx/ {errors += $NF} /Socket errors/ {gsub(",", ""); errors += $4 + $6 + $8 + $10}
        END {printf "%s %s %s %d", rate, p50, p99, errors}' <<<"$out"
 }
 
-taskset -c 1 wrk -t1 -c8 -d10s "http://127.0.0.1:${PORT[apx]}/healthy/x" >/dev/null      # JIT warm-up
-taskset -c 1 wrk -t1 -c8 -d2s "http://127.0.0.1:${PORT[uvicorn]}/healthy/x" >/dev/null
+taskset -c "$CLIENT_CORE" wrk -t1 -c8 -d10s "http://127.0.0.1:${PORT[apx]}/healthy/x" >/dev/null      # JIT warm-up
+taskset -c "$CLIENT_CORE" wrk -t1 -c8 -d2s "http://127.0.0.1:${PORT[uvicorn]}/healthy/x" >/dev/null
 echo "load average at start: $(cut -d' ' -f1-3 /proc/loadavg); ${DURATION} s per probe, $CLIENTS failing clients"
 ROWS=$LOGS/rows.txt
 row() { printf '%-8s %3s %-7s %9s %9s %9s %7s %12s\n' "$@" | tee -a "$ROWS"; }
@@ -51,7 +52,7 @@ for rep in $(seq 1 "$REPS"); do
     read -r rate p50 p99 errors <<<"$(probe "$server")"
     row "$server" "$rep" alone "$rate" "$p50" "$p99" "$errors" -
     [ "$errors" -eq 0 ] || failed=1
-    taskset -c 1 "$PY" "$ROOT/bench/failing_load.py" "${PORT[$server]}" "$DURATION" "$CLIENTS" >"$LOGS/load-$server-$rep.json" &
+    taskset -c "$CLIENT_CORE" "$PY" "$ROOT/bench/failing_load.py" "${PORT[$server]}" "$DURATION" "$CLIENTS" >"$LOGS/load-$server-$rep.json" &
     load=$!
     read -r rate p50 p99 errors <<<"$(probe "$server")"
     wait "$load"
