@@ -6,6 +6,8 @@
 /stream/ID?chunks=N&size=S&ms=M
                        starts a chunked response at once and sends half of its N chunks of S bytes,
                        waits for the gate, then sends the rest M ms apart
+/upload/ID             reads the whole request body (the client sends half of it before SIGTERM, the
+                       rest after) and sends it back
 /quick/ID?size=S       answers at once (the test's idle keep-alive connections)
 /stuck/ID?started=0|1  never finishes (with started=1 after sending its head and one chunk); the
                        server cancels it when --timeout-graceful-shutdown runs out
@@ -41,7 +43,7 @@ async def app(scope, receive, send):
     counts["started"] += 1
     print("started", request_id, flush=True)
     try:
-        await ROUTES[kind](request_id, query, send)
+        await ROUTES[kind](request_id, query, receive, send)
     except asyncio.CancelledError:
         counts["cancelled"] += 1
         print("cancelled", request_id, flush=True)
@@ -79,7 +81,7 @@ async def poll_gate(event):
     event.set()
 
 
-async def slow(request_id, query, send):
+async def slow(request_id, query, receive, send):
     await wait_for_gate()
     await asyncio.sleep(query["ms"] / 1000)
     body = body_of(request_id, query["size"])
@@ -88,7 +90,7 @@ async def slow(request_id, query, send):
     await send({"type": "http.response.body", "body": body})
 
 
-async def stream(request_id, query, send):
+async def stream(request_id, query, receive, send):
     size = query["size"]
     body = body_of(request_id, query["chunks"] * size)
     await send({"type": "http.response.start", "status": 200, "headers": [(b"content-type", b"text/plain")]})
@@ -101,18 +103,32 @@ async def stream(request_id, query, send):
     await send({"type": "http.response.body", "body": b""})
 
 
-async def quick(request_id, query, send):
+async def quick(request_id, query, receive, send):
     body = body_of(request_id, query["size"])
     await send({"type": "http.response.start", "status": 200,
                 "headers": [(b"content-length", str(len(body)).encode())]})
     await send({"type": "http.response.body", "body": body})
 
 
-async def stuck(request_id, query, send):
+async def upload(request_id, query, receive, send):
+    body = bytearray()
+    while True:
+        message = await receive()
+        if message["type"] == "http.disconnect":
+            raise RuntimeError("upload %s: the client left after %d bytes" % (request_id, len(body)))
+        body += message.get("body", b"")
+        if not message.get("more_body", False):
+            break
+    await send({"type": "http.response.start", "status": 200,
+                "headers": [(b"content-length", str(len(body)).encode())]})
+    await send({"type": "http.response.body", "body": bytes(body)})
+
+
+async def stuck(request_id, query, receive, send):
     if query["started"]:
         await send({"type": "http.response.start", "status": 200, "headers": []})
         await send({"type": "http.response.body", "body": body_of(request_id, 100), "more_body": True})
     await asyncio.sleep(3600)
 
 
-ROUTES = {"slow": slow, "stream": stream, "stuck": stuck, "quick": quick}
+ROUTES = {"slow": slow, "stream": stream, "upload": upload, "stuck": stuck, "quick": quick}

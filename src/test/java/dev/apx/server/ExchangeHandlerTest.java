@@ -40,6 +40,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
  *   <li>Connection: close drops the requests pipelined behind it</li>
  *   <li>HEAD: the app's body is not written; HTTP/1.0 keep-alive is announced</li>
  *   <li>shutdown while only the rest of an answered body is coming closes at once</li>
+ *   <li>shutdown during an upload: the rest of the body still reaches the app; nothing pipelined opens</li>
  * </ol>
  */
 class ExchangeHandlerTest {
@@ -280,5 +281,20 @@ class ExchangeHandlerTest {
         channel.pipeline().fireUserEventTriggered(ShutdownEvent.INSTANCE);
         channel.runPendingTasks();
         assertThat(channel.isOpen()).as("closed without waiting for the rest of the body").isFalse();
+    }
+
+    @Test
+    void case11ShutdownDuringAnUploadDeliversTheRestOfTheBodyAndStartsNothingAfter() throws Exception {
+        send("POST /upload HTTP/1.1\r\nHost: t\r\nContent-Length: 10\r\n\r\n0123");
+        Recorded upload = opened.getFirst();
+
+        channel.pipeline().fireUserEventTriggered(ShutdownEvent.INSTANCE);
+        send("456789GET /next HTTP/1.1\r\nHost: t\r\n\r\n");
+        assertThat(upload.body.toString(StandardCharsets.ISO_8859_1)).isEqualTo("0123456789");
+        assertThat(upload.last).isTrue();
+        upload.respond("got it");
+        assertThat(written()).contains("\r\nconnection: close\r\n").endsWith("got it");
+        assertThat(channel.isOpen()).isFalse();
+        assertThat(uris()).as("the pipelined request was not started").isEqualTo("[/upload]");
     }
 }
