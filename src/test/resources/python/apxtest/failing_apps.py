@@ -8,6 +8,8 @@ routes that fail in every way an app can, to show the failures stay with their o
 /invalid/KIND      sends an invalid message (see INVALID) and so gets RuntimeError from send()
 /late-send         completes its response, then sends once more (RuntimeError, the response stands)
 /no-response       returns without sending anything
+/length/KIND       a body that breaks its own content-length of 10: longer (8 bytes, then 4 more),
+                   shorter (5 bytes in all), invalid (the value is not a number)
 /never             never finishes (awaits an event nobody sets) until cancelled
 /block?ms=M        blocks the event loop: time.sleep, synchronous code in an async handler
 
@@ -96,6 +98,14 @@ async def late_send(args, scope, send):
     await send({"type": "http.response.body", "body": b"one too many"})
 
 
+async def length(args, scope, send):
+    value, bodies = {"longer": (b"10", [b"01234567", b"89AB"]), "shorter": (b"10", [b"short"]),
+                     "invalid": (b"ten", [b"0123456789"])}[args[0]]
+    await send({"type": "http.response.start", "status": 200, "headers": [(b"content-length", value)]})
+    for i, body in enumerate(bodies):
+        await send({"type": "http.response.body", "body": body, "more_body": i < len(bodies) - 1})
+
+
 async def no_response(args, scope, send):
     return None
 
@@ -111,4 +121,4 @@ async def block(args, scope, send):
 
 
 ROUTES = {"healthy": healthy, "raise": raise_before, "raise-after": raise_after, "exit": exit_, "invalid": invalid,
-          "late-send": late_send, "no-response": no_response, "never": never, "block": block}
+          "late-send": late_send, "no-response": no_response, "length": length, "never": never, "block": block}

@@ -232,6 +232,11 @@ final class NettyResponse implements Response {
         writeEnd(content, last).addListener(f -> channel.eventLoop().execute(() -> handler.responseDone(this, reuse && f.isSuccess())));
     }
 
+    @Override
+    public boolean bodyIgnored() {
+        return noBody;
+    }
+
     /** The server is shutting down (event loop): a head not sent yet says {@code connection: close}, as Uvicorn's. */
     void makeLastOnConnection() {
         lastOnConnection = true;

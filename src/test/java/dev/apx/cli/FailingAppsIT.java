@@ -32,10 +32,10 @@ import java.util.function.Predicate;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Issue 7, item 5: apps that fail in every way (exceptions, SystemExit, invalid messages, a send
- * after the response, no response, handlers that never finish, a handler that blocks the loop) beside a healthy
- * route, on the packaged jar ({@code apxtest.failing_apps}). Each failure stays with its own
- * request (500, or the connection closed once the response had started), is logged, and the
+ * Issue 7, item 5: apps that fail in every way (exceptions, SystemExit, invalid messages, a body
+ * that breaks its content-length, a send after the response, no response, handlers that never
+ * finish, a handler that blocks the loop) beside a healthy route, on the packaged jar
+ * ({@code apxtest.failing_apps}). Each failure stays with its own request (500, or the connection closed once the response had started), is logged, and the
  * healthy requests sent meanwhile all succeed; the blocking handler is named in the log while it
  * blocks and service resumes after it; the never-finishing ones are cancelled at shutdown; no
  * handler is left running; exit 0. The healthy route's latency with and without the failing
@@ -74,10 +74,19 @@ class FailingAppsIT {
             new Failing("/raise-after", r -> r.startsWith("HTTP/1.1 200 OK\r\n") && r.endsWith("\r\n7\r\npartial\r\n"), true),
             // the response stands; the extra send raises in the app
             new Failing("/late-send", r -> r.startsWith("HTTP/1.1 200 OK\r\n") && r.endsWith("\r\n\r\ncomplete"), true),
+            // a body that breaks its own content-length: what went out, then the close
+            new Failing("/length/longer", cutShort("01234567"), true),
+            new Failing("/length/shorter", cutShort("short"), true),
+            new Failing("/length/invalid", SERVER_ERROR, true),
             // returns normally, never having responded
             new Failing("/no-response", SERVER_ERROR, false),
             // the client gives up after 50 ms: the server cancels the handler
             new Failing("/never", "TIMEOUT"::equals, false));
+
+    /** A 200 whose content-length of 10 the app's body broke: the bytes that went out, then the close. */
+    private static Predicate<String> cutShort(String body) {
+        return r -> r.startsWith("HTTP/1.1 200 OK\r\n") && r.contains("\r\ncontent-length: 10\r\n") && r.endsWith("\r\n\r\n" + body);
+    }
 
     @Test
     void failingRequestsStayWithTheirOwnRequestsWhileHealthyOnesAreServed() throws Exception {
@@ -116,6 +125,7 @@ class FailingAppsIT {
                 client.get(30, TimeUnit.SECONDS);
             }
             assertThat(sent.keySet()).as("every kind of failure was sent").hasSize(FAILING.size());
+            int desyncChecks = noResponseIsTakenForTheRestOfAnother(apx.port);
 
             List<Long> duringBlock = blockTheLoop(apx, healthy);
 
@@ -132,7 +142,7 @@ class FailingAppsIT {
                 assertThat(readAll(socket, 5_000)).as("a response never started: 500 at the cancel, as Uvicorn").matches(SERVER_ERROR);
             }
 
-            checkLogAndCounts(apx, marker, sent, healthy.count.get());
+            checkLogAndCounts(apx, marker, sent, healthy.count.get(), desyncChecks);
             System.out.printf("failing apps: healthy route alone %d requests p50 %.2f ms p99 %.2f ms; beside %d failing clients %d requests "
                             + "p50 %.2f ms p99 %.2f ms; %d failing requests; %d healthy during a %d ms block, max %.0f ms%n",
                     alone.size(), percentile(alone, 50), percentile(alone, 99), FAILING_CLIENTS, beside.size(),
@@ -165,9 +175,27 @@ class FailingAppsIT {
         }
     }
 
-    private static void checkLogAndCounts(ApxProcess apx, Path marker, Map<String, AtomicInteger> sent, int healthy) throws IOException {
+    /**
+     * On a keep-alive connection, a body longer or shorter than its content-length must not run
+     * into the next response: the connection closes after it, and the request pipelined behind it
+     * is never answered. Returns the number of failing requests sent (each raises in the app).
+     */
+    private static int noResponseIsTakenForTheRestOfAnother(int port) throws IOException {
+        for (String kind : List.of("longer", "shorter")) {
+            Socket socket = new Socket("127.0.0.1", port);
+            socket.getOutputStream().write(("GET /length/" + kind + " HTTP/1.1\r\nHost: t\r\n\r\nGET /healthy/pipelined HTTP/1.1\r\nHost: t\r\n\r\n")
+                    .getBytes(StandardCharsets.US_ASCII));
+            String response = readAll(socket, 10_000);
+            assertThat(response).as(kind).startsWith("HTTP/1.1 200 OK\r\n").endsWith(kind.equals("longer") ? "\r\n\r\n01234567" : "\r\n\r\nshort")
+                    .doesNotContain("ok pipelined");
+        }
+        return 2;
+    }
+
+    private static void checkLogAndCounts(ApxProcess apx, Path marker, Map<String, AtomicInteger> sent, int healthy, int desyncChecks)
+            throws IOException {
         String stderr = apx.stderr();
-        int raised = FAILING.stream().filter(Failing::raises).mapToInt(f -> sent.get(f.target()).get()).sum();
+        int raised = FAILING.stream().filter(Failing::raises).mapToInt(f -> sent.get(f.target()).get()).sum() + desyncChecks;
         int abandoned = sent.get("/never").get();
         int unanswered = sent.get("/no-response").get();
         assertThat(stderr)
@@ -178,6 +206,9 @@ class FailingAppsIT {
                 .contains("Invalid ASGI message: each header must be a pair of bytes")
                 .contains("Invalid ASGI message: ASGI message must be a dict, got str")
                 .contains("Invalid ASGI message: Unexpected ASGI message 'http.response.body' sent, after response already completed.")
+                .contains("Invalid ASGI message: Response content longer than Content-Length")
+                .contains("Invalid ASGI message: Response content shorter than Content-Length")
+                .contains("Invalid ASGI message: invalid content-length ten")
                 .contains("ERROR:    Cancel " + NEVER_AT_SHUTDOWN + " running task(s), timeout graceful shutdown exceeded")
                 .contains("INFO:     Application shutdown complete.");
         for (int i = 0; i < NEVER_AT_SHUTDOWN; i++) {
