@@ -13,7 +13,8 @@ import sys
 import time
 
 ROUTES = ["/raise", "/exit", "/invalid/body-first", "/invalid/status-text", "/invalid/header-str",
-          "/invalid/unknown-type", "/invalid/not-a-dict", "/invalid/start-twice", "/raise-after", "/late-send", "/no-response", "/never"]
+          "/invalid/unknown-type", "/invalid/not-a-dict", "/invalid/start-twice", "/length/longer", "/length/shorter",
+          "/length/invalid", "/raise-after", "/late-send", "/no-response", "/never"]
 ABANDON_AFTER = 0.05
 
 
