@@ -1,8 +1,8 @@
 """Failing traffic for bench/failing-apps.sh: CONCURRENCY loops, each sending the failing routes of
-apxtest.failing_apps in turn on new connections (raise, SystemExit, invalid messages, raise after
-the start, a send after the response, no response, a handler that never finishes and is abandoned
-after 50 ms)
-for DURATION seconds. Prints one JSON line: requests per route and how they ended.
+apxtest.failing_apps in turn on new connections (raise, SystemExit, invalid messages, bodies that
+break their content-length, raise after the start, a send after the response, no response, a
+handler that never finishes and is abandoned after 50 ms) for DURATION seconds. Prints one JSON
+line: requests per route and how they ended.
 
     python bench/failing_load.py PORT DURATION [CONCURRENCY]
 """
