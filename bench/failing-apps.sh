@@ -28,7 +28,9 @@ taskset -c "$SERVER_CORE" "$PY" -m uvicorn --loop uvloop --http httptools --app-
 PID[uvicorn]=$!
 trap 'kill -TERM ${PID[apx]} ${PID[uvicorn]} 2>/dev/null; wait' EXIT  # both cancel the never-finishing handlers after 2 s
 for server in apx uvicorn; do
-  for _ in $(seq 1 300); do curl -sf -o /dev/null "http://127.0.0.1:${PORT[$server]}/healthy/ready" && break; sleep 0.1; done
+  for _ in $(seq 1 600); do curl -sf -o /dev/null "http://127.0.0.1:${PORT[$server]}/healthy/ready" && break; sleep 0.1; done
+  curl -sf -o /dev/null "http://127.0.0.1:${PORT[$server]}/healthy/ready" \
+    || { echo "failing-apps: $server did not answer within 60 s; see $LOGS/$server.log" >&2; exit 1; }
 done
 
 probe() {  # server -> "req/s p50 p99 errors"
