@@ -14,7 +14,7 @@ import time
 
 ROUTES = ["/raise", "/exit", "/invalid/body-first", "/invalid/status-text", "/invalid/header-str",
           "/invalid/unknown-type", "/invalid/not-a-dict", "/invalid/start-twice", "/length/longer", "/length/shorter",
-          "/length/invalid", "/raise-after", "/late-send", "/no-response", "/never"]
+          "/length/invalid", "/length/conflicting", "/raise-after", "/late-send", "/no-response", "/never"]
 ABANDON_AFTER = 0.05
 
 

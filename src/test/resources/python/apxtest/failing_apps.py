@@ -9,7 +9,7 @@ routes that fail in every way an app can, to show the failures stay with their o
 /late-send         completes its response, then sends once more (RuntimeError, the response stands)
 /no-response       returns without sending anything
 /length/KIND       a body that breaks its own content-length of 10: longer (8 bytes, then 4 more),
-                   shorter (5 bytes in all), invalid (the value is not a number)
+                   shorter (5 bytes in all), invalid (the value is not a number), conflicting (10 and 12)
 /never             never finishes (awaits an event nobody sets) until cancelled
 /block?ms=M        blocks the event loop: time.sleep, synchronous code in an async handler
 
@@ -99,9 +99,9 @@ async def late_send(args, scope, send):
 
 
 async def length(args, scope, send):
-    value, bodies = {"longer": (b"10", [b"01234567", b"89AB"]), "shorter": (b"10", [b"short"]),
-                     "invalid": (b"ten", [b"0123456789"])}[args[0]]
-    await send({"type": "http.response.start", "status": 200, "headers": [(b"content-length", value)]})
+    values, bodies = {"longer": ([b"10"], [b"01234567", b"89AB"]), "shorter": ([b"10"], [b"short"]),
+                      "invalid": ([b"ten"], [b"0123456789"]), "conflicting": ([b"10", b"12"], [b"0123456789"])}[args[0]]
+    await send({"type": "http.response.start", "status": 200, "headers": [(b"content-length", v) for v in values]})
     for i, body in enumerate(bodies):
         await send({"type": "http.response.body", "body": body, "more_body": i < len(bodies) - 1})
 

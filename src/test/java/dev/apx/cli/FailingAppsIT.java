@@ -78,6 +78,7 @@ class FailingAppsIT {
             new Failing("/length/longer", cutShort("01234567"), true),
             new Failing("/length/shorter", cutShort("short"), true),
             new Failing("/length/invalid", SERVER_ERROR, true),
+            new Failing("/length/conflicting", SERVER_ERROR, true),
             // returns normally, never having responded
             new Failing("/no-response", SERVER_ERROR, false),
             // the client gives up after 50 ms: the server cancels the handler
@@ -209,6 +210,7 @@ class FailingAppsIT {
                 .contains("Invalid ASGI message: Response content longer than Content-Length")
                 .contains("Invalid ASGI message: Response content shorter than Content-Length")
                 .contains("Invalid ASGI message: invalid content-length ten")
+                .contains("Invalid ASGI message: conflicting content-length values 10 and 12")
                 .contains("ERROR:    Cancel " + NEVER_AT_SHUTDOWN + " running task(s), timeout graceful shutdown exceeded")
                 .contains("INFO:     Application shutdown complete.");
         for (int i = 0; i < NEVER_AT_SHUTDOWN; i++) {
