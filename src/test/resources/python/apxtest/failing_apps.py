@@ -10,7 +10,9 @@ routes that fail in every way an app can, to show the failures stay with their o
 /no-response       returns without sending anything
 /length/KIND       a body that breaks its own content-length of 10: longer (8 bytes, then 4 more),
                    shorter (5 bytes in all), invalid (the value is not a number), conflicting (10 and 12)
-/never             never finishes (awaits an event nobody sets) until cancelled
+/never[/ID]        never finishes (awaits an event nobody sets) until cancelled; prints "never ID"
+                   once running when given an ID
+/stalled           sends its head and a first chunk (`waiting`), then never finishes
 /block?ms=M        blocks the event loop: time.sleep, synchronous code in an async handler
 
 Every handler ends in one outcome, counted: completed, raised, cancelled. Lifespan shutdown
@@ -111,6 +113,14 @@ async def no_response(args, scope, send):
 
 
 async def never(args, scope, send):
+    if args:
+        print("never", args[0], flush=True)
+    await asyncio.Event().wait()
+
+
+async def stalled(args, scope, send):
+    await send({"type": "http.response.start", "status": 200, "headers": []})
+    await send({"type": "http.response.body", "body": b"waiting", "more_body": True})
     await asyncio.Event().wait()
 
 
@@ -121,4 +131,5 @@ async def block(args, scope, send):
 
 
 ROUTES = {"healthy": healthy, "raise": raise_before, "raise-after": raise_after, "exit": exit_, "invalid": invalid,
-          "late-send": late_send, "no-response": no_response, "length": length, "never": never, "block": block}
+          "late-send": late_send, "no-response": no_response, "length": length, "never": never,
+          "stalled": stalled, "block": block}

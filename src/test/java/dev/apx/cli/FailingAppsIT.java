@@ -82,7 +82,8 @@ class FailingAppsIT {
             // returns normally, never having responded
             new Failing("/no-response", SERVER_ERROR, false),
             // the client gives up after 50 ms: the server cancels the handler
-            new Failing("/never", "TIMEOUT"::equals, false));
+            // the client gives up once the response has begun (so the handler surely runs): the server cancels it
+            new Failing("/stalled", r -> r.startsWith("HTTP/1.1 200 OK\r\n") && r.endsWith("\r\n7\r\nwaiting\r\n"), false));
 
     /** A 200 whose content-length of 10 the app's body broke: the bytes that went out, then the close. */
     private static Predicate<String> cutShort(String body) {
@@ -111,9 +112,10 @@ class FailingAppsIT {
             for (int c = 0; c < FAILING_CLIENTS; c++) {
                 int first = c;
                 failing.add(failingClients.submit(() -> {
-                    for (int i = first; !stop.get(); i++) {
+                    for (int i = first; !stop.get() || i < first + FAILING.size(); i++) { // every kind at least once
                         Failing request = FAILING.get(i % FAILING.size());
-                        String response = exchange(apx.port, request.target(), request.target().equals("/never") ? 50 : 10_000);
+                        String response = request.target().equals("/stalled") ? abandonAfter(apx.port, request.target(), "waiting\r\n")
+                                : exchange(apx.port, request.target(), 10_000);
                         assertThat(request.expected()).as("%s got:%n%s", request.target(), response).accepts(response);
                         sent.computeIfAbsent(request.target(), k -> new AtomicInteger()).incrementAndGet();
                     }
@@ -136,6 +138,7 @@ class FailingAppsIT {
                 socket.getOutputStream().write(("GET /never/at-shutdown-" + i + " HTTP/1.1\r\nHost: t\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
                 stuck.add(socket);
             }
+            apx.awaitStdout("never at-shutdown-", NEVER_AT_SHUTDOWN, 30);
             assertThat(healthy.runFor(100)).as("served beside the stuck ones").isNotEmpty();
             apx.process.destroy(); // SIGTERM
             assertThat(apx.awaitExit(30)).as(apx.stderr()).isZero();
@@ -197,7 +200,7 @@ class FailingAppsIT {
             throws IOException {
         String stderr = apx.stderr();
         int raised = FAILING.stream().filter(Failing::raises).mapToInt(f -> sent.get(f.target()).get()).sum() + desyncChecks;
-        int abandoned = sent.get("/never").get();
+        int abandoned = sent.get("/stalled").get();
         int unanswered = sent.get("/no-response").get();
         assertThat(stderr)
                 .contains("ValueError: boom before the response").contains("ValueError: boom in the middle of the body")
@@ -281,6 +284,26 @@ class FailingAppsIT {
         Socket socket = new Socket("127.0.0.1", port);
         socket.getOutputStream().write(("GET " + target + " HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
         return readAll(socket, timeoutMillis);
+    }
+
+    /** One request on a new connection; reads until {@code until} arrived (10 s at most), then closes: the client gives up. */
+    private static String abandonAfter(int port, String target, String until) throws IOException {
+        try (Socket socket = new Socket("127.0.0.1", port)) {
+            socket.setSoTimeout(10_000);
+            socket.getOutputStream().write(("GET " + target + " HTTP/1.1\r\nHost: t\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
+            ByteArrayOutputStream out = new ByteArrayOutputStream();
+            InputStream in = socket.getInputStream();
+            while (!out.toString(StandardCharsets.ISO_8859_1).endsWith(until)) {
+                int b = in.read();
+                if (b < 0) {
+                    break;
+                }
+                out.write(b);
+            }
+            return out.toString(StandardCharsets.ISO_8859_1).replaceAll("(?m)^(server|date): .*\r\n", "");
+        } catch (SocketTimeoutException e) {
+            return "TIMEOUT";
+        }
     }
 
     private static String readAll(Socket socket, int timeoutMillis) throws IOException {
