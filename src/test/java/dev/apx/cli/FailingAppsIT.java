@@ -244,14 +244,14 @@ class FailingAppsIT {
             }
         }
 
-        /** Requests from every client for {@code millis}; their latencies in nanoseconds. */
+        /** Requests from every client for {@code millis} (at least one each); their latencies in nanoseconds. */
         List<Long> runFor(long millis) throws Exception {
             long end = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(millis);
             List<Long> latencies = Collections.synchronizedList(new ArrayList<>());
             List<Future<?>> runs = new ArrayList<>();
             for (HttpClient client : clients) {
                 runs.add(threads.submit(() -> {
-                    while (System.nanoTime() < end) {
+                    do {
                         String id = "h" + count.incrementAndGet();
                         long start = System.nanoTime();
                         HttpResponse<String> response = client.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/healthy/" + id))
@@ -259,7 +259,7 @@ class FailingAppsIT {
                         latencies.add(System.nanoTime() - start);
                         assertThat(response.statusCode()).as(id).isEqualTo(200);
                         assertThat(response.body()).isEqualTo("ok " + id);
-                    }
+                    } while (System.nanoTime() < end);
                     return null;
                 }));
             }
