@@ -39,6 +39,7 @@ final class HttpCycle implements Exchange {
     private boolean disconnected;
     private Phase phase = Phase.START;
     private boolean trailersExpected;
+    private long owed = -1; // body bytes the app's content-length still promises; -1: no length to keep to
     private String invalid; // the last message refused, for the log
     private PyRef pendingReceive;
     private PyRef pendingSend;
@@ -127,10 +128,12 @@ final class HttpCycle implements Exchange {
             }
             int code = Messages.status(status);
             List<String[]> list = Messages.headers(headers);
+            long length = Messages.contentLength(list);
             boolean announced = Messages.flag("trailers", trailers);
             phase = Phase.BODY;
             trailersExpected = announced;
             response.start(code, list, announced);
+            owed = response.bodyIgnored() ? -1 : length;
             return afterSend(gil);
         } catch (Messages.Invalid e) {
             return refused(e);
@@ -148,6 +151,7 @@ final class HttpCycle implements Exchange {
             }
             byte[] chunk = Messages.bytes("body", body);
             boolean more = Messages.flag("more_body", moreBody);
+            keepToContentLength(chunk, more);
             if (!more) {
                 phase = trailersExpected ? Phase.TRAILERS : Phase.DONE;
             }
@@ -155,6 +159,25 @@ final class HttpCycle implements Exchange {
             return afterSend(gil);
         } catch (Messages.Invalid e) {
             return refused(e);
+        }
+    }
+
+    /**
+     * As Uvicorn: a body longer or shorter than the app's content-length raises in the app, and the
+     * connection then closes: what went out so far stays the client's only answer, and no later
+     * response on the connection is mistaken for the rest of this one.
+     */
+    private void keepToContentLength(byte[] chunk, boolean more) {
+        if (owed < 0) {
+            return;
+        }
+        if (chunk.length > owed) {
+            throw new Messages.Invalid("Response content longer than Content-Length");
+        }
+        owed -= chunk.length;
+        if (!more && owed > 0) {
+            response.body(chunk, true); // out it goes, but the response does not end: the close will
+            throw new Messages.Invalid("Response content shorter than Content-Length");
         }
     }
 
@@ -168,6 +191,12 @@ final class HttpCycle implements Exchange {
         if (!(path instanceof String file)) {
             throw new Messages.Invalid("http.response.pathsend 'path' must be a str");
         }
+        if (owed >= 0) {
+            long size = fileSize(file);
+            if (size != owed) {
+                throw new Messages.Invalid("Response content " + (size > owed ? "longer" : "shorter") + " than Content-Length");
+            }
+        }
         phase = trailersExpected ? Phase.TRAILERS : Phase.DONE;
         try {
             response.file(Path.of(file));
@@ -175,6 +204,14 @@ final class HttpCycle implements Exchange {
             throw new Messages.Invalid("cannot send file " + file + ": " + e.getMessage());
         }
         return afterSend(gil);
+    }
+
+    private static long fileSize(String file) {
+        try {
+            return java.nio.file.Files.size(Path.of(file));
+        } catch (IOException | RuntimeException e) {
+            throw new Messages.Invalid("cannot send file " + file + ": " + e.getMessage());
+        }
     }
 
     private Object trailers(Gil gil, Object headers, Object moreTrailers) {

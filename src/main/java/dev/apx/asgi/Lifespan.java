@@ -74,10 +74,12 @@ public final class Lifespan {
             }
         }
         String failure = running ? await(shutdown, timeoutSeconds) : null;
-        if (failure != null) {
+        if (failure != null) { // as Uvicorn: never "complete" after a failure or a timeout
             Log.error(failure);
+            Log.error("Application shutdown failed. Exiting.");
+        } else {
+            Log.info("Application shutdown complete.");
         }
-        Log.info("Application shutdown complete.");
     }
 
     private static String await(CompletableFuture<String> future, long timeoutSeconds) throws InterruptedException {

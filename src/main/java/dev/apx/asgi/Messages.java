@@ -85,6 +85,29 @@ final class Messages {
         return headers;
     }
 
+    /**
+     * The body length the headers promise: the content-length value (every copy the same), or -1
+     * without one. A value that is not a plain decimal number is refused: the client could not
+     * frame the body, nor anything after it on the connection.
+     */
+    static long contentLength(List<String[]> headers) {
+        long length = -1;
+        for (String[] header : headers) {
+            if (header[0].equalsIgnoreCase("content-length")) {
+                String value = header[1].strip();
+                if (value.isEmpty() || value.length() > 18 || !value.chars().allMatch(c -> c >= '0' && c <= '9')) {
+                    throw new Invalid("invalid content-length " + header[1]);
+                }
+                long parsed = Long.parseLong(value);
+                if (length >= 0 && parsed != length) {
+                    throw new Invalid("conflicting content-length values " + length + " and " + parsed);
+                }
+                length = parsed;
+            }
+        }
+        return length;
+    }
+
     private static boolean validToken(String name) {
         if (name.isEmpty()) {
             return false;

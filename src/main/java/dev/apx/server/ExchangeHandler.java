@@ -41,6 +41,7 @@ final class ExchangeHandler extends ChannelInboundHandlerAdapter {
     private boolean discarding; // dropping the rest of a body whose response is already complete
     private boolean appPaused;
     private boolean closing;
+    private boolean stopping; // the server shuts down: the current request's body still comes in, no new request starts
 
     ExchangeHandler(ServerState state) {
         this.state = state;
@@ -68,6 +69,11 @@ final class ExchangeHandler extends ChannelInboundHandlerAdapter {
     }
 
     private void dispatch(Object msg) {
+        if (msg instanceof HttpRequest && stopping) {
+            closing = true; // a request pipelined behind the last one: it and all after it are dropped
+            ReferenceCountUtil.release(msg);
+            return;
+        }
         if (msg instanceof HttpRequest request) {
             if (busy()) {
                 queued.add(msg);
@@ -194,7 +200,7 @@ final class ExchangeHandler extends ChannelInboundHandlerAdapter {
         current = null;
         currentResponse = null;
         appPaused = false;
-        if (!keepAlive || closing) {
+        if (!keepAlive || closing || stopping) {
             closing = true;
             discardQueue();
             ctx.close();
@@ -254,16 +260,26 @@ final class ExchangeHandler extends ChannelInboundHandlerAdapter {
 
     @Override
     public void userEventTriggered(ChannelHandlerContext context, Object event) {
-        if (event instanceof IdleStateEvent || event == ShutdownEvent.INSTANCE) {
+        if (event == ShutdownEvent.INSTANCE) {
+            discardQueue(); // requests pipelined behind the current one are not started, as in Uvicorn
+            if (current == null) { // idle, or only dropping the rest of an answered body: nothing to finish
+                closing = true;
+                context.close();
+            } else { // the current request finishes, its upload included; the connection closes after it
+                stopping = true;
+                currentResponse.makeLastOnConnection();
+            }
+            return;
+        }
+        if (event instanceof IdleStateEvent) {
             if (!busy() && queued.isEmpty()) {
                 context.close();
-            } else if (event == ShutdownEvent.INSTANCE) {
-                closing = true;
             }
             return;
         }
         if (event == CancelEvent.INSTANCE) {
             if (current != null) {
+                Log.warning("Cancelling " + printable(currentResponse.describeRequest()) + ": still running at the graceful shutdown timeout");
                 current.cancel();
             }
             return;

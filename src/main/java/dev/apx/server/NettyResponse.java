@@ -43,6 +43,7 @@ final class NettyResponse implements Response {
     private final boolean head;
     private volatile String logClient; // the access log's client when a proxy names it, else null
     private boolean keepAlive;
+    private volatile boolean lastOnConnection; // the server is shutting down: this response ends its connection
     private boolean noBody;
     private boolean trailersPending;
     private final AtomicBoolean flushScheduled = new AtomicBoolean();
@@ -85,8 +86,8 @@ final class NettyResponse implements Response {
         noBody = head || status < 200 || status == 204 || status == 304;
         boolean http11 = request.protocolVersion().equals(HttpVersion.HTTP_1_1);
         boolean unframed = !length && !encoding && !noBody;
-        if (unframed && !http11) {
-            keepAlive = false; // the close ends the body
+        if ((unframed && !http11) || lastOnConnection) {
+            keepAlive = false; // the close ends the body, or the server closes after this response
         }
         trailersPending = trailers && !noBody;
         if (!out.contains("connection")) { // before transfer-encoding, in Uvicorn's order
@@ -229,6 +230,21 @@ final class NettyResponse implements Response {
     private void end(Object content, LastHttpContent last) {
         boolean reuse = keepAlive;
         writeEnd(content, last).addListener(f -> channel.eventLoop().execute(() -> handler.responseDone(this, reuse && f.isSuccess())));
+    }
+
+    @Override
+    public boolean bodyIgnored() {
+        return noBody;
+    }
+
+    /** The server is shutting down (event loop): a head not sent yet says {@code connection: close}, as Uvicorn's. */
+    void makeLastOnConnection() {
+        lastOnConnection = true;
+    }
+
+    /** The request as the log names it: {@code GET /path?query from 127.0.0.1:5000} (the client's bytes made printable by the caller). */
+    String describeRequest() {
+        return request.method() + " " + request.uri() + " from " + (logClient != null ? logClient : clientOf(channel));
     }
 
     /** The server answers instead of the app (event loop); false when the app's response started first. */

@@ -24,6 +24,11 @@ public interface Response {
         // a response that writes no access log has no use for it
     }
 
+    /** After {@link #start}: true when the response has no body on the wire (HEAD, 1xx, 204, 304), whatever the app sends. */
+    default boolean bodyIgnored() {
+        return false;
+    }
+
     /** False while the connection's outbound buffer is above its high-water mark. */
     boolean isWritable();
 

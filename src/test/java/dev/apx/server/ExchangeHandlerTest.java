@@ -35,10 +35,12 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
  *   <li>a body the app did not read is discarded before the next request opens</li>
  *   <li>the app's pauseReading toggles autoRead</li>
  *   <li>the keep-alive timer closes an idle connection, not a busy one</li>
- *   <li>shutdown closes an idle connection now, a busy one after its response</li>
+ *   <li>shutdown closes an idle connection now, a busy one after its response (which says connection: close)</li>
  *   <li>cancel reaches the open exchange; a disconnect reaches it too</li>
  *   <li>Connection: close drops the requests pipelined behind it</li>
  *   <li>HEAD: the app's body is not written; HTTP/1.0 keep-alive is announced</li>
+ *   <li>shutdown while only the rest of an answered body is coming closes at once</li>
+ *   <li>shutdown during an upload: the rest of the body still reaches the app; nothing pipelined opens</li>
  * </ol>
  */
 class ExchangeHandlerTest {
@@ -232,7 +234,7 @@ class ExchangeHandlerTest {
         assertThat(channel.isOpen()).isTrue();
 
         opened.getFirst().respond("last one");
-        assertThat(written()).endsWith("last one");
+        assertThat(written()).as("started after the shutdown began").contains("\r\nconnection: close\r\n").endsWith("last one");
         assertThat(channel.isOpen()).isFalse();
     }
 
@@ -267,5 +269,32 @@ class ExchangeHandlerTest {
         assertThat(response).startsWith("HTTP/1.1 200 OK\r\n").contains("\r\nconnection: keep-alive\r\n")
                 .contains("\r\ncontent-length: 8\r\n").endsWith("\r\n\r\n");
         assertThat(channel.isOpen()).isTrue();
+    }
+
+    @Test
+    void case10ShutdownWhileOnlyTheRestOfAnAnsweredBodyIsComingClosesAtOnce() throws Exception {
+        send("POST /upload HTTP/1.1\r\nHost: t\r\nContent-Length: 10\r\n\r\n0123");
+        opened.getFirst().respond("early answer");
+        assertThat(written()).endsWith("early answer");
+        assertThat(channel.isOpen()).as("keep-alive: the rest of the body is awaited and dropped").isTrue();
+
+        channel.pipeline().fireUserEventTriggered(ShutdownEvent.INSTANCE);
+        channel.runPendingTasks();
+        assertThat(channel.isOpen()).as("closed without waiting for the rest of the body").isFalse();
+    }
+
+    @Test
+    void case11ShutdownDuringAnUploadDeliversTheRestOfTheBodyAndStartsNothingAfter() throws Exception {
+        send("POST /upload HTTP/1.1\r\nHost: t\r\nContent-Length: 10\r\n\r\n0123");
+        Recorded upload = opened.getFirst();
+
+        channel.pipeline().fireUserEventTriggered(ShutdownEvent.INSTANCE);
+        send("456789GET /next HTTP/1.1\r\nHost: t\r\n\r\n");
+        assertThat(upload.body.toString(StandardCharsets.ISO_8859_1)).isEqualTo("0123456789");
+        assertThat(upload.last).isTrue();
+        upload.respond("got it");
+        assertThat(written()).contains("\r\nconnection: close\r\n").endsWith("got it");
+        assertThat(channel.isOpen()).isFalse();
+        assertThat(uris()).as("the pipelined request was not started").isEqualTo("[/upload]");
     }
 }
