@@ -121,11 +121,42 @@ final class Messages {
         return true;
     }
 
-    private static String describe(Object item) {
+    /** A value as Python would print it (b'...' for bytes), for error messages. */
+    static String describe(Object item) {
+        if (item instanceof byte[] bytes) {
+            StringBuilder out = new StringBuilder("b'");
+            for (byte b : bytes) {
+                int c = b & 0xff;
+                if (c == '\\' || c == '\'') {
+                    out.append('\\').append((char) c);
+                } else if (c >= 0x20 && c < 0x7f) {
+                    out.append((char) c);
+                } else if (c == '\r' || c == '\n' || c == '\t') {
+                    out.append(c == '\r' ? "\\r" : c == '\n' ? "\\n" : "\\t");
+                } else {
+                    out.append(String.format("\\x%02x", c));
+                }
+            }
+            return out.append('\'').toString();
+        }
+        if (item instanceof String text) {
+            return "'" + text + "'";
+        }
         if (item instanceof Object[] tuple) {
-            return java.util.Arrays.deepToString(tuple);
+            return describeAll(java.util.Arrays.asList(tuple), "(", ")");
+        }
+        if (item instanceof List<?> list) {
+            return describeAll(list, "[", "]");
         }
         return String.valueOf(item);
+    }
+
+    private static String describeAll(List<?> items, String open, String close) {
+        StringBuilder out = new StringBuilder(open);
+        for (int i = 0; i < items.size(); i++) {
+            out.append(i == 0 ? "" : ", ").append(describe(items.get(i)));
+        }
+        return out.append(close).toString();
     }
 
     static String typeName(Object value) {
