@@ -15,9 +15,8 @@ import java.util.Map;
  * {@link WebSocketCycle} and a coroutine {@code app(scope, receive, send)} driven by the
  * {@link Bridge}, as {@link AsgiHttp} does for requests.
  *
- * <p>Owns {@code app}'s and {@code state}'s use here, the {@code apx._websocket.channels}
- * factory and the {@link WebSocketOutbox} of all its connections until {@link #close}; the caller
- * owns {@code app} and {@code state}.
+ * <p>Owns {@code app}'s and {@code state}'s use here and the {@code apx._websocket.channels}
+ * factory until {@link #close}; the caller owns {@code app} and {@code state}.
  */
 public final class AsgiWebSocket implements WebSocketApp, AutoCloseable {
     private final Bridge bridge;
@@ -25,16 +24,12 @@ public final class AsgiWebSocket implements WebSocketApp, AutoCloseable {
     private final PyRef state;
     private final PyRef channels;
     private final AsgiConfig config;
-    private final WebSocketOutbox outbox;
-    private final Runnable wakeLoop;
 
     public AsgiWebSocket(Bridge bridge, PyRef app, PyRef state, AsgiConfig config) {
         this.bridge = bridge;
         this.app = app;
         this.state = state;
         this.config = config;
-        this.outbox = new WebSocketOutbox(bridge);
-        this.wakeLoop = bridge::wakeLoop;
         this.channels = bridge.interpreter().call(gil -> {
             try (PyRef module = gil.importModule("apx._websocket")) {
                 return module.getAttr(gil, "channels");
@@ -44,7 +39,7 @@ public final class AsgiWebSocket implements WebSocketApp, AutoCloseable {
 
     @Override
     public WebSocketSession open(RequestHead head, WebSocketConnection connection) {
-        WebSocketCycle cycle = new WebSocketCycle(bridge, connection, outbox, wakeLoop);
+        WebSocketCycle cycle = new WebSocketCycle(bridge, connection);
         Map<String, Object> scope = WebSocketScope.of(head, config);
         bridge.start((gil, started) -> invoke(gil, cycle, scope), (gil, done, result, error) -> cycle.completed(error));
         return cycle;
@@ -66,6 +61,5 @@ public final class AsgiWebSocket implements WebSocketApp, AutoCloseable {
     @Override
     public void close() {
         bridge.interpreter().run(gil -> channels.close());
-        outbox.close();
     }
 }

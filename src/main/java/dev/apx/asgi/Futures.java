@@ -18,22 +18,15 @@ final class Futures {
 
     /** Sets {@code value} (Java, converted on the loop) unless done, then releases {@code future}. Any thread. */
     static void resolve(Bridge bridge, PyRef future, Object value) {
-        bridge.runOnLoop(gil -> setResult(gil, future, value));
-    }
-
-    /** As {@link #resolve}, queued without waking the loop: the caller wakes it ({@link Bridge#wakeLoop}) after its batch. */
-    static void resolveLater(Bridge bridge, PyRef future, Object value) {
-        bridge.runOnLoopLater(gil -> setResult(gil, future, value));
-    }
-
-    private static void setResult(Gil gil, PyRef future, Object value) {
-        try (future) {
-            try (PyRef done = future.callMethod(gil, "done")) {
-                if (!done.isTrue(gil)) {
-                    future.callMethod(gil, "set_result", value).close();
+        bridge.runOnLoop(gil -> {
+            try (future) {
+                try (PyRef done = future.callMethod(gil, "done")) {
+                    if (!done.isTrue(gil)) {
+                        future.callMethod(gil, "set_result", value).close();
+                    }
                 }
             }
-        }
+        });
     }
 
     /** {@code apx._asgi.awaitable(function)}: the ASGI callable around a Java function. */

@@ -24,12 +24,6 @@ import java.util.Map;
  * down to a quarter of that (so it refills before the app finds it empty).
  * {@code send()} returns a pending future while the socket is not writable. Every field is guarded
  * by {@code this}; pending futures are owned here until {@link Futures#resolve} hands them on.
- *
- * <p>Batching (on one core the Netty thread and the loop thread otherwise take turns per message):
- * a message for a waiting {@code receive()} is queued for the loop without waking it, and the loop
- * is woken once after the event loop's batch of reads ({@link WebSocketConnection#afterReads}); a
- * message sent from the loop thread is written without waking Netty and flushed with the others of
- * the same pass of the loop ({@link WebSocketOutbox}).
  */
 final class WebSocketCycle implements WebSocketSession {
     static final int MAX_QUEUE = 32; // Uvicorn's --ws-max-queue default
@@ -39,8 +33,6 @@ final class WebSocketCycle implements WebSocketSession {
 
     private final Bridge bridge;
     private final WebSocketConnection connection;
-    private final WebSocketOutbox outbox;
-    private final Runnable wakeLoop;
     /** {@code websocket.connect} as a map; a data message as {@code {payload}}, the dict made in apx._websocket. */
     private final ArrayDeque<Object> incoming = new ArrayDeque<>();
     private int queuedBytes;
@@ -55,11 +47,9 @@ final class WebSocketCycle implements WebSocketSession {
     private PyRef pendingReceive;
     private PyRef pendingSend;
 
-    WebSocketCycle(Bridge bridge, WebSocketConnection connection, WebSocketOutbox outbox, Runnable wakeLoop) {
+    WebSocketCycle(Bridge bridge, WebSocketConnection connection) {
         this.bridge = bridge;
         this.connection = connection;
-        this.outbox = outbox;
-        this.wakeLoop = wakeLoop;
         incoming.add(Map.of("type", "websocket.connect"));
     }
 
@@ -204,11 +194,6 @@ final class WebSocketCycle implements WebSocketSession {
             throw new Messages.Invalid("websocket.send needs 'bytes' (bytes) or 'text' (str), got bytes="
                     + Messages.typeName(bytes) + " text=" + Messages.typeName(text));
         }
-        if (bridge.onLoopThread()) {
-            outbox.written(gil, connection); // sent at the end of this pass of the loop, with the others
-        } else {
-            WebSocketConnection.flush(List.of(connection));
-        }
         return waitWritable(gil);
     }
 
@@ -267,8 +252,7 @@ final class WebSocketCycle implements WebSocketSession {
         if (pendingReceive != null) {
             PyRef waiting = pendingReceive;
             pendingReceive = null;
-            Futures.resolveLater(bridge, waiting, message);
-            connection.afterReads(wakeLoop); // one wake-up of the loop for this batch of reads
+            Futures.resolve(bridge, waiting, message);
             return;
         }
         incoming.add(message);

@@ -170,25 +170,6 @@ public final class Bridge implements AutoCloseable {
         eventLoop.post(action);
     }
 
-    /**
-     * As {@link #runOnLoop}, but without waking the loop: a thread that posts several actions in a
-     * row (a Netty event loop delivering a batch of reads) calls {@link #wakeLoop} once after them.
-     * Until then the actions may wait. Any thread.
-     */
-    public void runOnLoopLater(Consumer<Gil> action) {
-        eventLoop.postQuietly(action);
-    }
-
-    /** Wakes the loop for what {@link #runOnLoopLater} queued (coalesced: one wake-up per batch). Any thread, no GIL needed. */
-    public void wakeLoop() {
-        eventLoop.wake();
-    }
-
-    /** True on the loop thread, where continuations run. */
-    public boolean onLoopThread() {
-        return eventLoop.isLoopThread();
-    }
-
     // --- the driver's side
 
     AsyncioApi api() {

@@ -316,21 +316,6 @@ final class EventLoop implements AutoCloseable {
         readyQueue.post(action);
     }
 
-    /** Queues {@code action} for the loop thread without waking it (see {@link ReadyQueue#postQuietly}). */
-    void postQuietly(Consumer<Gil> action) {
-        if (!running) {
-            throw new IllegalStateException("apx: the event loop is not running");
-        }
-        readyQueue.postQuietly(action);
-    }
-
-    /** Wakes the loop for what {@link #postQuietly} queued; nothing once it stopped (its eventfd may be closed). */
-    void wake() {
-        if (running) {
-            readyQueue.wake();
-        }
-    }
-
     @Override
     public void close() {
         if (!running) {

@@ -30,11 +30,6 @@ final class ReadyQueue implements AutoCloseable {
         wake();
     }
 
-    /** Queues {@code action} without waking the loop: the caller calls {@link #wake} after its batch. Any thread. */
-    void postQuietly(Consumer<Gil> action) {
-        actions.add(action);
-    }
-
     /** Wakes the loop if it is waiting in select (at most one pending wake-up). Any thread, no GIL needed. */
     void wake() {
         if (wakePending.compareAndSet(false, true)) {
