@@ -40,7 +40,7 @@ class Workload:
     post_bytes: int = 0  # a POST body of this size (bench/wrk/post.lua), else GET
     expect_bytes: int = 0  # the response body size the check insists on
     note: str = ""
-    websocket: bool = False  # load with bench/wsload.py: one "request" is one echoed message
+    websocket: bool = False  # load with bench/wsload/WsLoad.java: one "request" is one echoed message
     connections: tuple = ()  # fixed connection counts instead of --connections
 
 
@@ -60,7 +60,7 @@ WORKLOADS = [
              note="Starlette FileResponse: pathsend on apx, anyio file reads on Uvicorn"),
     # apx rows appear once apx serves WebSockets (issue 5); until then only Uvicorn's is measured.
     Workload("websocket-echo", "raw:ws_echo", "/", websocket=True, connections=(100,),
-             note="64-byte text messages echoed, closed loop per connection (bench/wsload.py); req/s = messages/s"),
+             note="64-byte text messages echoed, closed loop per connection (bench/wsload/WsLoad.java); req/s = messages/s"),
 ]
 
 
@@ -138,16 +138,19 @@ def wait_ready(server, workload, limit=120.0):
     raise BenchFailure(f"{server.name} did not answer within {limit:.0f} s; see {server.log}")
 
 
-def wsload(server, workload, *arguments):
-    return subprocess.run(["taskset", "-c", WRK_CORE, str(VENV_PYTHON), str(BENCH / "wsload.py"),
+def wsload(server, workload, options, *arguments):
+    """bench/wsload/WsLoad.java (Netty, one event-loop thread) on the load core."""
+    java = Path(os.environ["JAVA_HOME"]) / "bin" / "java"
+    return subprocess.run(["taskset", "-c", WRK_CORE, str(java), "--enable-native-access=ALL-UNNAMED", "-XX:+UseSerialGC",
+                           "-cp", f"{options.wsload_classes}:{ROOT / 'target' / 'apx.jar'}", "WsLoad",
                            f"ws://127.0.0.1:{server.port}{workload.path}", *arguments],
                           capture_output=True, text=True, timeout=120)
 
 
-def check_answer(server, workload):
+def check_answer(server, workload, options):
     """The right status and body size (and, for echo, the same bytes) before anything is measured."""
     if workload.websocket:
-        checked = wsload(server, workload, "--check")
+        checked = wsload(server, workload, options, "--check")
         if checked.returncode != 0:
             if server.name == "apx":
                 return f"apx serves no WebSocket echo here ({checked.stderr.strip()[-200:]})"
@@ -194,18 +197,22 @@ def cpu_seconds(server):
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-def load(server, workload, connections, seconds):
-    """One measurement: wrk, or bench/wsload.py for WebSocket workloads; with the server's CPU share."""
+def load(server, workload, connections, seconds, options):
+    """One measurement: wrk, or WsLoad for WebSocket workloads; with the server's CPU share."""
     cpu_before, began = cpu_seconds(server), time.monotonic()
     if workload.websocket:
-        finished = wsload(server, workload, "--connections", str(connections), "--duration", str(seconds))
+        # WsLoad measures the server's CPU itself, over its measured window only (not its JVM's
+        # start-up and 1-s warm-up, during which the server is idle or loaded unmeasured).
+        finished = wsload(server, workload, options, "--connections", str(connections), "--duration", str(seconds),
+                          "--cpu-pid", str(server.process.pid), "--clock-ticks", str(os.sysconf("SC_CLK_TCK")))
         if finished.returncode != 0:
-            raise BenchFailure(f"bench/wsload.py failed against {server.name}: {finished.stderr[-2000:]}")
+            raise BenchFailure(f"bench/wsload/WsLoad.java failed against {server.name}: {finished.stderr[-2000:]}")
         result = json.loads(finished.stdout)
     else:
         result = wrk(server, workload, connections, seconds)
-    result["server_cpu_pct"] = 100 * (cpu_seconds(server) - cpu_before) / (time.monotonic() - began) \
-        if server.process.poll() is None else 0
+    if "server_cpu_pct" not in result:
+        result["server_cpu_pct"] = 100 * (cpu_seconds(server) - cpu_before) / (time.monotonic() - began) \
+            if server.process.poll() is None else 0
     if server.process.poll() is not None:
         raise BenchFailure(f"{server.name} died during {workload.name}; see {server.log}")
     return result
@@ -234,10 +241,10 @@ def warm_up(server, workload, options):
         return 0
     began = time.monotonic()
     connections = max(workload.connections or options.connections)
-    load(server, workload, connections, minimum)
+    load(server, workload, connections, minimum, options)
     previous = None
     while time.monotonic() - began < 2 * minimum - 1:
-        rate = load(server, workload, connections, 2)["rps"]
+        rate = load(server, workload, connections, 2, options)["rps"]
         if previous is not None and abs(rate - previous) <= 0.1 * max(rate, previous):
             break
         previous = rate
@@ -249,7 +256,7 @@ def measure_group(label, servers, workload, options, runs):
     warmups = {}
     for server in list(servers):
         wait_ready(server, workload)
-        skipped = check_answer(server, workload)
+        skipped = check_answer(server, workload, options)
         if skipped:
             print(f"  {label:<20} skipped: {skipped}", flush=True)
             servers.remove(server)
@@ -258,7 +265,7 @@ def measure_group(label, servers, workload, options, runs):
     for rep in range(1, options.reps + 1):
         for connections in workload.connections or options.connections:
             for server in servers:
-                result = load(server, workload, connections, options.duration)
+                result = load(server, workload, connections, options.duration, options)
                 result.update(workload=label, connections=connections, server=server.name, rep=rep,
                               warmup_s=warmups[server.name], loadavg=os.getloadavg()[0])
                 runs.append(result)
@@ -311,6 +318,7 @@ def parse_args(argv):
                    help="measure nothing: print the table, targets and chart of an earlier run's latest.json "
                         "(with --docs, also into docs/)")
     p.add_argument("--ceiling-classes", help=argparse.SUPPRESS)
+    p.add_argument("--wsload-classes", help=argparse.SUPPRESS)
     options = p.parse_args(argv)
     if options.quick:  # smaller defaults; flags given explicitly still win
         for name, quick in (("duration", 3), ("reps", 1), ("warmup_apx", 3), ("warmup_uvicorn", 1), ("connections", "50")):
@@ -333,7 +341,7 @@ def warmup_curve(workloads, options):
                 wait_ready(server, workload)
                 started = time.monotonic()
                 connections = max(workload.connections or options.connections)
-                rates = [load(server, workload, connections, 1)["rps"] for _ in range(options.warmup_curve)]
+                rates = [load(server, workload, connections, 1, options)["rps"] for _ in range(options.warmup_curve)]
                 print(f"{workload.name:<20} {kind:<8} 1-s slices over {time.monotonic() - started:.0f} s: "
                       + " ".join(f"{r:.0f}" for r in rates), flush=True)
             finally:
