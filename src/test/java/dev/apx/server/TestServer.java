@@ -2,6 +2,7 @@ package dev.apx.server;
 
 import dev.apx.asgi.AsgiConfig;
 import dev.apx.asgi.AsgiHttp;
+import dev.apx.asgi.AsgiWebSocket;
 import dev.apx.asgi.Lifespan;
 import dev.apx.bridge.Bridge;
 import dev.apx.bridge.BridgeConfig;
@@ -15,13 +16,15 @@ import java.util.Map;
 
 /**
  * A real apx in this JVM: bridge, lifespan, ASGI layer and Netty server on an ephemeral port of
- * 127.0.0.1, serving {@code module:attribute} from the test resources.
+ * 127.0.0.1, serving {@code module:attribute} from the test resources; with WebSockets when made
+ * by {@link #withWebSockets}.
  */
 public final class TestServer implements AutoCloseable {
     public final Interpreter python = TestPython.interpreter();
     public final Bridge bridge;
     public final Server server;
     private final AsgiHttp http;
+    private final AsgiWebSocket webSocket; // null without WebSockets
     private final Lifespan lifespan;
     private final PyRef app;
     private final PyRef state;
@@ -35,6 +38,17 @@ public final class TestServer implements AutoCloseable {
     }
 
     public TestServer(String module, String attribute, ServerConfig config, AsgiConfig asgiConfig, BridgeConfig bridgeConfig) {
+        this(module, attribute, config, asgiConfig, bridgeConfig, null);
+    }
+
+    /** Serves both ASGI protocols; {@code webSockets} may be {@link WebSocketConfig#disabled()}. */
+    static TestServer withWebSockets(String module, String attribute, WebSocketConfig webSockets) {
+        return new TestServer(module, attribute, ServerConfig.defaults().withAccessLog(false), AsgiConfig.defaults(),
+                BridgeConfig.defaults().withLoop(LoopKind.ASYNCIO), webSockets);
+    }
+
+    private TestServer(String module, String attribute, ServerConfig config, AsgiConfig asgiConfig, BridgeConfig bridgeConfig,
+                       WebSocketConfig webSockets) {
         bridge = Bridge.start(python, bridgeConfig);
         app = python.call(gil -> {
             try (PyRef mod = gil.importModule(module)) {
@@ -49,7 +63,8 @@ public final class TestServer implements AutoCloseable {
             throw new IllegalStateException(e);
         }
         http = new AsgiHttp(bridge, app, state, asgiConfig);
-        server = Server.start(config.withPort(0), http);
+        webSocket = webSockets == null ? null : new AsgiWebSocket(bridge, app, state, asgiConfig);
+        server = Server.start(config.withPort(0), http, webSocket == null ? null : new WebSockets(webSocket, webSockets));
     }
 
     public TestServer(String module, String attribute) {
@@ -58,6 +73,10 @@ public final class TestServer implements AutoCloseable {
 
     public int port() {
         return server.port();
+    }
+
+    String address() {
+        return "127.0.0.1:" + port();
     }
 
     public URI uri(String path) {
@@ -71,10 +90,21 @@ public final class TestServer implements AutoCloseable {
         server.close();
         lifespan.shutdown(5);
         http.close();
+        if (webSocket != null) {
+            webSocket.close();
+        }
         python.run(gil -> {
             app.close();
             state.close();
         });
         bridge.close();
+        // An app that raised (ClientDisconnected, RuntimeError) leaves exception/traceback/frame
+        // cycles, which hold its receive/send callables until the next collection; collect them
+        // now so that later tests of this JVM (LeakTest counts live callables) start clean.
+        python.run(gil -> {
+            try (PyRef gc = gil.importModule("gc")) {
+                gc.callMethod(gil, "collect").close();
+            }
+        });
     }
 }

@@ -38,10 +38,10 @@ class WebSocketTest {
     @BeforeAll
     static void runSuite() throws Exception {
         assumeTrue(TestPython.install().minorVersion().equals("3.11"), "the websockets client is installed in the 3.11 venv only");
-        try (WebSocketServer apx = new WebSocketServer("apxtest.ws_apps", "app", WsSuite.config())) {
+        try (TestServer apx = TestServer.withWebSockets("apxtest.ws_apps", "app", WsSuite.config())) {
             results.putAll(WsSuite.run(apx.address()));
         }
-        try (WebSocketServer apx = new WebSocketServer("apxtest.ws_apps", "app", WebSocketConfig.defaults())) {
+        try (TestServer apx = TestServer.withWebSockets("apxtest.ws_apps", "app", WebSocketConfig.defaults())) {
             results.putAll(WsSuite.run(apx.address(), LOADED));
         }
     }
@@ -130,7 +130,7 @@ class WebSocketTest {
 
     @Test
     void starletteAndFastapiEndpoints() throws Exception {
-        try (WebSocketServer frameworks = new WebSocketServer("apxtest.ws_frameworks", "app", WebSocketConfig.defaults())) {
+        try (TestServer frameworks = TestServer.withWebSockets("apxtest.ws_frameworks", "app", WebSocketConfig.defaults())) {
             Map<String, String> seen = WsSuite.run(frameworks.address(), "starlette_echo", "starlette_json",
                     "starlette_send_until_gone", "starlette_not_found", "fastapi_item", "fastapi_invalid_path");
             assertThat(seen).containsExactlyInAnyOrderEntriesOf(Map.of(

@@ -65,7 +65,7 @@ class WebSocketUpgradeTest {
 
     @Test
     void echoesThroughTheJdkClientWithTheChosenSubprotocol() throws Exception {
-        try (WebSocketServer server = new WebSocketServer("apxtest.ws_apps", "app", WebSocketConfig.defaults())) {
+        try (TestServer server = TestServer.withWebSockets("apxtest.ws_apps", "app", WebSocketConfig.defaults())) {
             Inbox inbox = new Inbox();
             WebSocket socket = HttpClient.newHttpClient().newWebSocketBuilder().subprotocols("chat", "other")
                     .buildAsync(URI.create("ws://" + server.address() + "/echo?jdk"), inbox).get(10, TimeUnit.SECONDS);
@@ -102,7 +102,7 @@ class WebSocketUpgradeTest {
     @Test
     void shutdownClosesOpenWebSocketsWith1012() throws Exception {
         Inbox inbox = new Inbox();
-        try (WebSocketServer server = new WebSocketServer("apxtest.ws_apps", "app", WebSocketConfig.defaults())) {
+        try (TestServer server = TestServer.withWebSockets("apxtest.ws_apps", "app", WebSocketConfig.defaults())) {
             WebSocket socket = HttpClient.newHttpClient().newWebSocketBuilder()
                     .buildAsync(URI.create("ws://" + server.address() + "/echo?shutdown"), inbox).get(10, TimeUnit.SECONDS);
             socket.sendText("x", true).get(10, TimeUnit.SECONDS);
@@ -113,7 +113,7 @@ class WebSocketUpgradeTest {
 
     @Test
     void handshakeResponseFollowsRfc6455() throws Exception {
-        try (WebSocketServer server = new WebSocketServer("apxtest.ws_apps", "app", WebSocketConfig.defaults())) {
+        try (TestServer server = TestServer.withWebSockets("apxtest.ws_apps", "app", WebSocketConfig.defaults())) {
             String answer = RawHttp.exchange(server.port(), upgrade("/deny", "13"));
             assertThat(answer).startsWith("HTTP/1.1 403 ");
             try (java.net.Socket socket = new java.net.Socket("127.0.0.1", server.port())) {
@@ -131,7 +131,7 @@ class WebSocketUpgradeTest {
 
     @Test
     void invalidHandshakesAreRefusedWithoutTheApp() throws Exception {
-        try (WebSocketServer server = new WebSocketServer("apxtest.ws_apps", "app", WebSocketConfig.defaults())) {
+        try (TestServer server = TestServer.withWebSockets("apxtest.ws_apps", "app", WebSocketConfig.defaults())) {
             assertThat(RawHttp.exchange(server.port(), upgrade("/echo", "8"))).startsWith("HTTP/1.1 426 ").contains("sec-websocket-version: 13");
             assertThat(RawHttp.exchange(server.port(), upgrade("/echo", "13").replace("Sec-WebSocket-Key: " + KEY + "\r\n", "")))
                     .startsWith("HTTP/1.1 400 ");
@@ -142,7 +142,7 @@ class WebSocketUpgradeTest {
 
     @Test
     void wsNoneHandsTheUpgradeToTheAppAsHttp() throws Exception {
-        try (WebSocketServer server = new WebSocketServer("apxtest.ws_apps", "app", WebSocketConfig.disabled())) {
+        try (TestServer server = TestServer.withWebSockets("apxtest.ws_apps", "app", WebSocketConfig.disabled())) {
             String upgrading = RawHttp.exchange(server.port(), upgrade("/echo", "13").replace("Connection: Upgrade", "Connection: Upgrade, close"));
             assertThat(upgrading).startsWith("HTTP/1.1 200 ").contains("{\"http\": \"/echo\", \"upgrade\": \"websocket\"}");
         }
