@@ -6,7 +6,7 @@ import dev.apx.python.Gil;
 import dev.apx.python.PyRef;
 import dev.apx.python.PythonException;
 import dev.apx.server.Exchange;
-import dev.apx.server.Log;
+import dev.apx.log.Log;
 import dev.apx.server.Response;
 
 import java.io.IOException;

@@ -4,7 +4,7 @@ import dev.apx.bridge.Bridge;
 import dev.apx.python.Gil;
 import dev.apx.python.PyRef;
 import dev.apx.python.PythonException;
-import dev.apx.server.Log;
+import dev.apx.log.Log;
 
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;

@@ -1,11 +1,10 @@
 package dev.apx.bridge;
 
+import dev.apx.log.Log;
 import dev.apx.python.Gil;
 import dev.apx.python.Interpreter;
 import dev.apx.python.PyRef;
 import dev.apx.python.PythonException;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -24,7 +23,6 @@ import java.util.function.Consumer;
  * (the loop thread releases the GIL while it waits for the lock).
  */
 final class EventLoop implements AutoCloseable {
-    private static final Logger LOG = LoggerFactory.getLogger(EventLoop.class);
     private static final long STALL_CHECK_MILLIS = 100;
     private static final long STALL_AFTER_NANOS = TimeUnit.MILLISECONDS.toNanos(250);
 
@@ -109,12 +107,12 @@ final class EventLoop implements AutoCloseable {
                 startupError = t;
                 started.countDown();
             } else {
-                LOG.error("apx: the event loop stopped with an error{}", t instanceof PythonException p ? ":\n" + p.pythonTraceback() : "", t);
+                Log.error("apx: the event loop stopped with an error" + (t instanceof PythonException p ? ":\n" + p.pythonTraceback() : ""), t);
             }
         } finally {
             running = false;
             if (!closing && started.getCount() == 0 && startupError == null) {
-                LOG.error("apx: the event loop thread ended without being asked to; requests can no longer run");
+                Log.error("apx: the event loop thread ended without being asked to; requests can no longer run");
             }
             ReentrantLock held = stepLock;
             if (held != null && held.isHeldByCurrentThread()) {
@@ -198,7 +196,7 @@ final class EventLoop implements AutoCloseable {
             loop.callMethod(gil, "remove_reader", readyQueue.fd()).close();
             loop.callMethod(gil, "close").close();
         } catch (PythonException e) {
-            LOG.warn("apx: closing the event loop: {}", e.getMessage());
+            Log.warning("apx: closing the event loop: " + e.getMessage());
         }
     }
 
@@ -229,7 +227,7 @@ final class EventLoop implements AutoCloseable {
             });
             if (stalled) {
                 stats.stallsDetected.increment();
-                LOG.warn("apx: the event loop slept in select with work queued (a missing wake-up); waking it");
+                Log.warning("apx: the event loop slept in select with work queued (a missing wake-up); waking it");
                 readyQueue.wake();
             }
         }
@@ -247,8 +245,8 @@ final class EventLoop implements AutoCloseable {
         }
         reportedSlow = current;
         stats.slowDrives.increment();
-        LOG.warn("apx: {} has run for {} ms without awaiting: it blocks the event loop (synchronous code in an async handler?)",
-                current.label(), TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - since));
+        Log.warning("apx: " + current.label() + " has run for " + TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - since)
+                + " ms without awaiting: it blocks the event loop (synchronous code in an async handler?)");
     }
 
     void driveBegins(Request request) {

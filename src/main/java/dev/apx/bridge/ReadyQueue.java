@@ -1,5 +1,6 @@
 package dev.apx.bridge;
 
+import dev.apx.log.Log;
 import dev.apx.python.EventFd;
 import dev.apx.python.Gil;
 
@@ -14,7 +15,6 @@ import java.util.function.Consumer;
  * an eventfd it watches with {@code add_reader}, and wake-ups are coalesced, one per batch.
  */
 final class ReadyQueue implements AutoCloseable {
-    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(ReadyQueue.class);
 
     private final Queue<Consumer<Gil>> actions = new ConcurrentLinkedQueue<>();
     private final AtomicBoolean wakePending = new AtomicBoolean();
@@ -49,7 +49,7 @@ final class ReadyQueue implements AutoCloseable {
             try {
                 action.accept(gil);
             } catch (RuntimeException e) {
-                LOG.error("apx: a loop action failed", e);
+                Log.error("apx: a loop action failed", e);
             }
         }
         if (!actions.isEmpty()) {

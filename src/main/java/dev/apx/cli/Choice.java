@@ -2,7 +2,7 @@ package dev.apx.cli;
 
 import dev.apx.asgi.Lifespan;
 import dev.apx.bridge.LoopKind;
-import dev.apx.server.Log;
+import dev.apx.log.Log;
 import picocli.CommandLine;
 
 import java.util.Arrays;

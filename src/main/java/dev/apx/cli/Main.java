@@ -7,7 +7,7 @@ import dev.apx.bridge.LoopKind;
 import dev.apx.python.PythonException;
 import dev.apx.python.PythonSetupException;
 import dev.apx.server.Limits;
-import dev.apx.server.Log;
+import dev.apx.log.Log;
 import dev.apx.server.ServerConfig;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;

@@ -8,7 +8,7 @@ import dev.apx.bridge.BridgeConfig;
 import dev.apx.python.Interpreter;
 import dev.apx.python.PyRef;
 import dev.apx.python.PythonInstall;
-import dev.apx.server.Log;
+import dev.apx.log.Log;
 import dev.apx.server.Server;
 import dev.apx.server.ServerConfig;
 import dev.apx.server.WebSocketConfig;

@@ -1,5 +1,6 @@
 package dev.apx.server;
 
+import dev.apx.log.Log;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;

@@ -1,5 +1,6 @@
 package dev.apx.server;
 
+import dev.apx.log.Log;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;

@@ -167,7 +167,7 @@ class FailingAppsIT {
         ExecutorService blocker = Executors.newSingleThreadExecutor();
         try {
             Future<String> blocked = blocker.submit(() -> exchange(apx.port, "/block?ms=" + BLOCK_MILLIS, 10_000));
-            apx.awaitStderr("apx: GET /block?ms=" + BLOCK_MILLIS + " has run for ", 10);
+            apx.awaitStderr("\nWARNING:  apx: GET /block?ms=" + BLOCK_MILLIS + " has run for ", 10); // the server's log format
             assertThat(blocked.isDone()).as("named while it still blocks").isFalse();
             List<Long> during = healthy.runFor(200);
             assertThat(blocked.get(10, TimeUnit.SECONDS)).endsWith("\r\n\r\nblocked");

@@ -1,5 +1,6 @@
 package dev.apx.server;
 
+import dev.apx.log.Log;
 import org.junit.jupiter.api.Test;
 
 import java.io.OutputStream;

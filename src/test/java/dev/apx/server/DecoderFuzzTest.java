@@ -1,5 +1,6 @@
 package dev.apx.server;
 
+import dev.apx.log.Log;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelHandlerContext;

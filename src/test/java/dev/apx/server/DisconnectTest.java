@@ -1,5 +1,6 @@
 package dev.apx.server;
 
+import dev.apx.log.Log;
 import dev.apx.python.TestPython;
 import org.junit.jupiter.api.Test;
 

@@ -1,4 +1,4 @@
-package dev.apx.server;
+package dev.apx.log;
 
 import java.io.PrintStream;
 
@@ -32,6 +32,13 @@ public final class Log {
 
     public static void error(String message) {
         log(Level.ERROR, System.err, message);
+    }
+
+    /** An error with the Java stack trace of {@code cause} (a bug in apx, not in the app). */
+    public static void error(String message, Throwable cause) {
+        java.io.StringWriter trace = new java.io.StringWriter();
+        cause.printStackTrace(new java.io.PrintWriter(trace));
+        log(Level.ERROR, System.err, message + "\n" + trace.toString().stripTrailing());
     }
 
     public static void access(String message) {
