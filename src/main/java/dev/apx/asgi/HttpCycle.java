@@ -41,18 +41,20 @@ final class HttpCycle implements Exchange {
     private boolean trailersExpected;
     private long owed = -1; // body bytes the app's content-length still promises; -1: no length to keep to
     private String invalid; // the last message refused, for the log
-    private PyRef pendingReceive;
-    private PyRef pendingSend;
+    private final PendingFuture pendingReceive;
+    private final PendingFuture pendingSend;
     private Request request;
 
     HttpCycle(Bridge bridge, Response response) {
         this.bridge = bridge;
+        this.pendingReceive = new PendingFuture(bridge);
+        this.pendingSend = new PendingFuture(bridge);
         this.response = response;
     }
 
     synchronized void started(Request started) {
         this.request = started;
-        if (disconnected && !started.isFinished() && pendingReceive == null) {
+        if (disconnected && !started.isFinished() && !pendingReceive.isSet()) {
             bridge.cancel(started);
         }
     }
@@ -67,11 +69,10 @@ final class HttpCycle implements Exchange {
         if (!body.isEmpty() || bodyComplete && !lastDelivered) {
             return nextBodyMessage();
         }
-        if (pendingReceive != null) {
+        if (pendingReceive.isSet()) {
             return "receive() called again while a previous call is waiting";
         }
-        pendingReceive = Futures.pending(gil, bridge);
-        return pendingReceive;
+        return pendingReceive.create(gil);
     }
 
     private Object[] nextBodyMessage() {
@@ -246,19 +247,15 @@ final class HttpCycle implements Exchange {
 
     /** Once the response is complete a waiting receive() gets http.disconnect; else send() waits while the socket is full. */
     private Object afterSend(Gil gil) {
-        if (phase == Phase.DONE && pendingReceive != null) { // e.g. a task listening for the disconnect
-            Futures.resolve(bridge, pendingReceive, null);
-            pendingReceive = null;
+        if (phase == Phase.DONE && pendingReceive.isSet()) { // e.g. a task listening for the disconnect
+            pendingReceive.resolve(null);
         }
         if (phase != Phase.DONE && !response.isWritable()) {
-            pendingSend = Futures.pending(gil, bridge);
+            PyRef waiting = pendingSend.create(gil);
             if (response.isWritable()) { // became writable in between
-                PyRef ready = pendingSend;
-                pendingSend = null;
-                Futures.resolve(bridge, ready, null);
-                return ready;
+                pendingSend.resolve(null);
             }
-            return pendingSend;
+            return waiting;
         }
         return null;
     }
@@ -271,12 +268,10 @@ final class HttpCycle implements Exchange {
             return; // the end of a bodyless request, already delivered when the cycle opened (AsgiHttp)
         }
         bodyComplete = last;
-        if (pendingReceive != null) {
+        if (pendingReceive.isSet()) {
             body.add(chunk);
             queuedBytes += chunk.length;
-            PyRef waiting = pendingReceive;
-            pendingReceive = null;
-            Futures.resolve(bridge, waiting, nextBodyMessage());
+            pendingReceive.resolve(nextBodyMessage());
             return;
         }
         body.add(chunk);
@@ -290,13 +285,9 @@ final class HttpCycle implements Exchange {
     @Override
     public synchronized void disconnected() {
         disconnected = true;
-        if (pendingSend != null) {
-            Futures.resolve(bridge, pendingSend, null);
-            pendingSend = null;
-        }
-        if (pendingReceive != null) {
-            Futures.resolve(bridge, pendingReceive, null);
-            pendingReceive = null;
+        pendingSend.resolve(null);
+        if (pendingReceive.isSet()) {
+            pendingReceive.resolve(null);
         } else if (request != null && !request.isFinished() && phase != Phase.DONE) {
             bridge.cancel(request);
         }
@@ -311,23 +302,14 @@ final class HttpCycle implements Exchange {
 
     @Override
     public synchronized void writable() {
-        if (pendingSend != null) {
-            Futures.resolve(bridge, pendingSend, null);
-            pendingSend = null;
-        }
+        pendingSend.resolve(null);
     }
 
     // ---- the end of the coroutine (driving thread, GIL held)
 
     synchronized void completed(PythonException error) {
-        if (pendingReceive != null) {
-            pendingReceive.close();
-            pendingReceive = null;
-        }
-        if (pendingSend != null) {
-            pendingSend.close();
-            pendingSend = null;
-        }
+        pendingReceive.drop();
+        pendingSend.drop();
         if (error != null) {
             if (disconnected && error.pythonType().endsWith("CancelledError")) {
                 return;

@@ -44,11 +44,13 @@ final class WebSocketCycle implements WebSocketSession {
     private List<String[]> responseHeaders;
     private ByteArrayOutputStream responseBody;
     private String invalid;
-    private PyRef pendingReceive;
-    private PyRef pendingSend;
+    private final PendingFuture pendingReceive;
+    private final PendingFuture pendingSend;
 
     WebSocketCycle(Bridge bridge, WebSocketConnection connection) {
         this.bridge = bridge;
+        this.pendingReceive = new PendingFuture(bridge);
+        this.pendingSend = new PendingFuture(bridge);
         this.connection = connection;
         incoming.add(Map.of("type", "websocket.connect"));
     }
@@ -70,11 +72,10 @@ final class WebSocketCycle implements WebSocketSession {
         if (disconnect != null) {
             return disconnect;
         }
-        if (pendingReceive != null) {
+        if (pendingReceive.isSet()) {
             return "receive() called again while a previous call is waiting";
         }
-        pendingReceive = Futures.pending(gil, bridge);
-        return pendingReceive;
+        return pendingReceive.create(gil);
     }
 
     synchronized Object send(Gil gil, Object message) {
@@ -201,14 +202,11 @@ final class WebSocketCycle implements WebSocketSession {
         if (connection.isWritable()) {
             return null;
         }
-        pendingSend = Futures.pending(gil, bridge);
+        PyRef waiting = pendingSend.create(gil);
         if (connection.isWritable()) { // became writable in between
-            PyRef ready = pendingSend;
-            pendingSend = null;
-            Futures.resolve(bridge, ready, null);
-            return ready;
+            pendingSend.resolve(null);
         }
-        return pendingSend;
+        return waiting;
     }
 
     private static Map<String, Object> disconnect(int code, String reason) {
@@ -227,9 +225,8 @@ final class WebSocketCycle implements WebSocketSession {
             return;
         }
         disconnect = last;
-        if (pendingReceive != null && incoming.isEmpty()) {
-            Futures.resolve(bridge, pendingReceive, last);
-            pendingReceive = null;
+        if (pendingReceive.isSet() && incoming.isEmpty()) {
+            pendingReceive.resolve(last);
         }
     }
 
@@ -249,10 +246,8 @@ final class WebSocketCycle implements WebSocketSession {
         if (phase != Phase.OPEN) {
             return;
         }
-        if (pendingReceive != null) {
-            PyRef waiting = pendingReceive;
-            pendingReceive = null;
-            Futures.resolve(bridge, waiting, message);
+        if (pendingReceive.isSet()) {
+            pendingReceive.resolve(message);
             return;
         }
         incoming.add(message);
@@ -266,32 +261,20 @@ final class WebSocketCycle implements WebSocketSession {
     @Override
     public synchronized void closed(int code, String reason) {
         gone = true;
-        if (pendingSend != null) {
-            Futures.resolve(bridge, pendingSend, Boolean.FALSE);
-            pendingSend = null;
-        }
+        pendingSend.resolve(Boolean.FALSE);
         end(disconnect(code, phase == Phase.OPEN ? reason : null));
     }
 
     @Override
     public synchronized void writable() {
-        if (pendingSend != null) {
-            Futures.resolve(bridge, pendingSend, null);
-            pendingSend = null;
-        }
+        pendingSend.resolve(null);
     }
 
     // ---- the end of the coroutine (driving thread, GIL held)
 
     synchronized void completed(PythonException error) {
-        if (pendingReceive != null) {
-            pendingReceive.close();
-            pendingReceive = null;
-        }
-        if (pendingSend != null) {
-            pendingSend.close();
-            pendingSend = null;
-        }
+        pendingReceive.drop();
+        pendingSend.drop();
         if (error != null) {
             if (error.pythonType().endsWith("ClientDisconnected")) {
                 return; // as Uvicorn: the app let the disconnect propagate
