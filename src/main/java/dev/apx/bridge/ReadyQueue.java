@@ -15,7 +15,6 @@ import java.util.function.Consumer;
  * an eventfd it watches with {@code add_reader}, and wake-ups are coalesced, one per batch.
  */
 final class ReadyQueue implements AutoCloseable {
-
     private final Queue<Consumer<Gil>> actions = new ConcurrentLinkedQueue<>();
     private final AtomicBoolean wakePending = new AtomicBoolean();
     private final EventFd eventFd = new EventFd();
