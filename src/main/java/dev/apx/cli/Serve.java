@@ -3,8 +3,10 @@ package dev.apx.cli;
 import dev.apx.asgi.AsgiHttp;
 import dev.apx.asgi.AsgiWebSocket;
 import dev.apx.asgi.Lifespan;
+import dev.apx.asgi.LoopIoHost;
 import dev.apx.bridge.Bridge;
 import dev.apx.bridge.BridgeConfig;
+import dev.apx.bridge.StartMode;
 import dev.apx.python.Interpreter;
 import dev.apx.python.PyRef;
 import dev.apx.python.PythonInstall;
@@ -52,8 +54,12 @@ final class Serve {
         Signal.handle(new Signal("INT"), signal -> stop.countDown());
         Signal.handle(new Signal("TERM"), signal -> stop.countDown());
 
-        Bridge bridge = Bridge.start(interpreter, BridgeConfig.defaults().withLoop(options.loop)
-                .withSlowDriveMillis(Math.round(options.slowCallbackDuration * 1000)));
+        BridgeConfig bridgeConfig = BridgeConfig.defaults().withLoop(options.loop)
+                .withSlowDriveMillis(Math.round(options.slowCallbackDuration * 1000));
+        if (options.ioMode == IoMode.LOOP) {
+            bridgeConfig = bridgeConfig.withStartMode(StartMode.LOOP); // requests arrive on the loop thread: no step lock
+        }
+        Bridge bridge = Bridge.start(interpreter, bridgeConfig);
         PyRef state = interpreter.call(gil -> gil.dict(Map.of()));
         Lifespan lifespan = new Lifespan(bridge, app, state, options.lifespan);
         try {
@@ -70,7 +76,8 @@ final class Serve {
         AsgiWebSocket webSocket = new AsgiWebSocket(bridge, app, state, options.asgiConfig());
         Server server;
         try {
-            server = Server.start(config, http, new WebSockets(webSocket, wsConfig));
+            server = Server.start(config, http, new WebSockets(webSocket, wsConfig),
+                    options.ioMode == IoMode.LOOP ? new LoopIoHost(bridge) : null);
         } catch (RuntimeException e) {
             Log.error("cannot bind " + (config.uds() != null ? config.uds() : config.host() + ":" + config.port()) + ": " + e.getMessage());
             return 1;
