@@ -525,4 +525,7 @@ def benchmark(selected, options):
 
 
 if __name__ == "__main__":
-    main(sys.argv[1:])
+    try:
+        main(sys.argv[1:])
+    except KeyboardInterrupt:  # Ctrl-C: the finally blocks have stopped the servers and the database
+        sys.exit("bench: interrupted")
