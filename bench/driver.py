@@ -3,8 +3,15 @@
 Each workload's app is served by apx and by Uvicorn (both pinned to core 0, each on its own port,
 both alive for the workload's measurements); wrk runs pinned to core 1. Each server is checked
 for the right answer, then warmed up, then measured REPS times per connection count, apx and
-Uvicorn alternating. Results go to bench/results/latest.json and .tsv, a table to stdout, and a
-chart of the apx/Uvicorn ratios to bench/results/latest.png (and to docs/ on a full run).
+Uvicorn alternating. Every measurement also takes the server's CPU time and context switches
+(all its threads, from /proc) over its window, reported per request. Results go to
+bench/results/latest.json and .tsv, a table and issue 12's targets to stdout, and a chart of the
+apx/Uvicorn ratios to bench/results/latest.png (and to docs/ on a full run).
+
+The database rows (db, fortunes, queries-20, updates-5; 64 connections) run on a PostgreSQL
+that bench/run starts for them (Debian's postgresql package; initdb into a temp directory, a
+free port, TechEmpower's World and Fortune tables) and stops at the end, Ctrl-C included.
+--apx-io loop,threads runs apx once per I/O mode (apx:loop, apx:threads) beside Uvicorn.
 """
 import argparse
 import json

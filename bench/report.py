@@ -150,7 +150,7 @@ def chart(rows, path):
         if len(servers) > 1:
             label = f"{server}, {label}"
         bars = ax.bar(xs, values, width, label=label)
-        ax.bar_label(bars, fmt="%.2f", fontsize=7)
+        ax.bar_label(bars, labels=[f"{v:.2f}" if v else "" for v in values], fontsize=7)
     labelled = False
     for x, w in enumerate(workloads):
         if w in TARGETS:
