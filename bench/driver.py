@@ -481,7 +481,9 @@ def benchmark(selected, options):
     loadavg_start = os.getloadavg()[0]
     runs = []
     failures = []
-    print(f"bench: {len(selected)} workload(s), connections {options.connections}, {options.reps} × {options.duration} s, "
+    fixed = sorted({c for w in selected for c in w.connections})
+    print(f"bench: {len(selected)} workload(s), connections {options.connections}"
+          f"{f' (some rows fixed at {fixed})' if fixed else ''}, {options.reps} × {options.duration} s, "
           f"warm-up {options.warmup_apx} s apx / {options.warmup_uvicorn} s Uvicorn; load average {loadavg_start:.2f}",
           flush=True)
     if not options.no_ceiling and re.search(options.only, "plaintext-ceiling"):
