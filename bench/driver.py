@@ -481,7 +481,9 @@ def benchmark(selected, options):
     loadavg_start = os.getloadavg()[0]
     runs = []
     failures = []
-    print(f"bench: {len(selected)} workload(s), connections {options.connections}, {options.reps} × {options.duration} s, "
+    fixed = sorted({c for w in selected for c in w.connections})
+    print(f"bench: {len(selected)} workload(s), connections {options.connections}"
+          f"{f' (some rows fixed at {fixed})' if fixed else ''}, {options.reps} × {options.duration} s, "
           f"warm-up {options.warmup_apx} s apx / {options.warmup_uvicorn} s Uvicorn; load average {loadavg_start:.2f}",
           flush=True)
     if not options.no_ceiling and re.search(options.only, "plaintext-ceiling"):
@@ -518,11 +520,11 @@ def benchmark(selected, options):
     (RESULTS / "latest.tsv").write_text(tsv(rows))
     print()
     print(table(rows))
-    if any(r.get("ratio") for r in rows):
+    if any(r.get("ratio") is not None for r in rows):
         print("\nIssue 12's targets in this run:\n" + targets(rows))
     print(f"\nbench: {settings['elapsed_s'] / 60:.1f} min; load average {loadavg_start:.2f} -> {settings['loadavg_end']:.2f}; "
           f"results in {RESULTS / 'latest.json'} and latest.tsv")
-    if any(r.get("ratio") for r in rows):
+    if any(r.get("ratio") is not None for r in rows):
         chart(rows, RESULTS / "latest.png")
     if failures:
         print("bench: FAILED, nothing measured for:\n  " + "\n  ".join(failures), file=sys.stderr)

@@ -40,6 +40,7 @@ def summarise(runs):
                      "errors": sum(r["errors"] for r in mine), "warmup_s": mine[0]["warmup_s"],
                      "server_cpu_pct": statistics.mean(r["server_cpu_pct"] for r in mine)})
         requests = sum(r["requests"] for r in mine)
+        rows[-1]["requests"] = requests
         # runs saved before the CPU-time and context-switch fields: CPU time from the CPU share
         cpu_seconds_used = sum(r.get("server_cpu_s", r["server_cpu_pct"] / 100 * r["duration_s"]) for r in mine)
         rows[-1]["per_cpu_s"] = requests / cpu_seconds_used if cpu_seconds_used else 0.0
@@ -52,7 +53,9 @@ def summarise(runs):
         row["ratio"] = row["rps"] / uvicorn["rps"] if is_apx(row["server"]) and uvicorn else None
         row["cpu_ratio"] = row["per_cpu_s"] / uvicorn["per_cpu_s"] \
             if is_apx(row["server"]) and uvicorn and uvicorn["per_cpu_s"] else None
-        row["p99_ok"] = row["p99_ms"] <= uvicorn["p99_ms"] if is_apx(row["server"]) and uvicorn else None
+        # a server that answered nothing in the window has no p99 to compare (wrk reports 0)
+        row["p99_ok"] = row["requests"] > 0 and row["p99_ms"] <= uvicorn["p99_ms"] \
+            if is_apx(row["server"]) and uvicorn else None
     ceiling = {r["connections"]: r for r in rows if r["workload"] == "plaintext-ceiling" and r["server"] == "netty"}
     for row in rows:
         if row["workload"] == "plaintext" and is_apx(row["server"]) and row["connections"] in ceiling:
@@ -71,12 +74,14 @@ def table(rows):
              "| warm-up | apx/uvicorn |",
              "|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for r in rows:
-        ratio = f"**{r['ratio']:.2f}×**" if r.get("ratio") else ""
-        if r.get("cpu_ratio"):
+        ratio = f"**{r['ratio']:.2f}×**" if r.get("ratio") is not None else ""
+        if r.get("cpu_ratio") is not None:
             ratio += f" · per CPU-s {r['cpu_ratio']:.2f}×"
-        if r.get("ratio") and r["workload"] in TARGETS:
+        if r.get("ratio") is not None and r["workload"] in TARGETS:
             ratio += f" (target {TARGETS[r['workload']]:.1f}×)"
-        if r.get("p99_ok") is False:
+        if r.get("requests") == 0:
+            ratio += " · served nothing in the window"
+        elif r.get("p99_ok") is False:
             ratio += " · p99 above Uvicorn's"
         if "of_ceiling_pct" in r:
             ratio += f" ({r['of_ceiling_pct']:.0f} % of netty)"
@@ -97,7 +102,7 @@ def targets(rows):
 
     for workload, target in TARGETS.items():
         for r in rows:
-            if r["workload"] == workload and r.get("ratio"):
+            if r["workload"] == workload and r.get("ratio") is not None:
                 lines.append(f"- {workload} at {r['connections']}{_who(r)}: {r['ratio']:.2f}× of ≥ {target:.1f}×: "
                              f"{verdict(r['ratio'] >= target)}")
     for r in rows:
@@ -132,7 +137,7 @@ def chart(rows, path):
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    ratios = [r for r in rows if r.get("ratio")]
+    ratios = [r for r in rows if r.get("ratio") is not None]
     workloads = list(dict.fromkeys(r["workload"] for r in ratios))
     servers = list(dict.fromkeys(r["server"] for r in ratios))  # more than "apx" with --apx-io
 
