@@ -102,7 +102,7 @@ public final class Interpreter {
             // C module _asyncio ahead of asyncio, which leaves current_task() returning None.
             gil.importModule("threading").close();
             gil.importModule("asyncio").close();
-            try (PyRef errors = gil.importModule("apx._errors")) {
+            try (PyRef errors = gil.importModule("_apx._errors")) {
                 errorHelpers = new ErrorHelpers(
                         Conversions.getAttr(gil, errors.address(gil), "type_name"),
                         Conversions.getAttr(gil, errors.address(gil), "format_exception"),
@@ -227,12 +227,12 @@ public final class Interpreter {
         return created;
     }
 
-    /** apx._errors' functions, owned for the interpreter's life; null while it starts. */
+    /** _apx._errors' functions, owned for the interpreter's life; null while it starts. */
     ErrorHelpers errorHelpers() {
         return errorHelpers;
     }
 
-    /** New references to apx._errors.type_name, format_exception and JavaError. */
+    /** New references to _apx._errors.type_name, format_exception and JavaError. */
     record ErrorHelpers(long typeName, long format, long javaError) {
     }
 
