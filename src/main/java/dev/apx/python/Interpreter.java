@@ -91,9 +91,16 @@ public final class Interpreter {
         ThreadState state = threads.get();
         Gil gil = state.adoptInitialThread(this);
         try {
+            // apx's helpers (package _apx) are imported with their own path first, so no _apx on the
+            // app's sys.path can stand in for them; once imported, _apx._bridge etc. resolve through
+            // _apx.__path__. The app's sys.path stays as `python -c` has it, helpers last.
+            List<String> helpersFirst = new ArrayList<>(install.sysPath());
+            helpersFirst.addFirst(helpersPath()); // the rest: zipimport needs zlib from lib-dynload
             List<String> path = new ArrayList<>(install.sysPath());
             path.add(helpersPath());
             try (PyRef sys = gil.importModule("sys")) {
+                sys.setAttr(gil, "path", helpersFirst);
+                gil.importModule("_apx").close();
                 sys.setAttr(gil, "path", path);
                 sys.setAttr(gil, "argv", List.of(""));
             }
