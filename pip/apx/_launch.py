@@ -1,9 +1,9 @@
 """The java command that runs the apx.jar shipped in this package.
 
 JVM options come from jvm.options beside the jar (the same file bin/apx reads in a source tree:
-one option per line, # comments), then an AOT cache apx.aot beside the jar when the wheel has one,
-then $APX_JAVA_OPTS. The embedded Python is the one this launcher runs on: APX_PYTHON is set to
-sys.executable unless the caller set it (a --python flag still wins, as always).
+one option per line, # comments), then $APX_JAVA_OPTS. The embedded Python is the one this
+launcher runs on: APX_PYTHON is set to sys.executable unless the caller set it (a --python flag
+still wins, as always).
 """
 
 import os
@@ -15,7 +15,6 @@ from apx._java import find_java
 HERE = os.path.dirname(os.path.abspath(__file__))
 JAR = os.path.join(HERE, "apx.jar")
 JVM_OPTIONS = os.path.join(HERE, "jvm.options")
-AOT_CACHE = os.path.join(HERE, "apx.aot")
 
 
 class JarMissing(Exception):
@@ -41,8 +40,6 @@ def jvm_options(environ):
                     options.append(line)
     except FileNotFoundError:
         options = ["--enable-native-access=ALL-UNNAMED", "-Xss4m"]
-    if os.path.isfile(AOT_CACHE):
-        options.append("-XX:AOTCache=" + AOT_CACHE)
     options += shlex.split(environ.get("APX_JAVA_OPTS", ""))
     return options
 
