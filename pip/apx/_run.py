@@ -34,7 +34,8 @@ def run(app, **options):
         except (JavaNotFound, JarMissing) as e:
             print("apx: error: %s" % e, file=sys.stderr)
             sys.exit(1)
-        code = _run_child(java_command, _child_environment())
+        inherited = (options["fd"],) if options.get("fd") is not None else ()  # fd=N: the server needs that socket
+        code = _run_child(java_command, _child_environment(), inherited)
     finally:
         for path in temporary_files:
             os.unlink(path)
@@ -55,12 +56,14 @@ def _import_string_required(app):
 def _import_string_of(app):
     """'module:name' for an object bound at a module's top level, best effort (None when unknown)."""
     for module_name, module in list(sys.modules.items()):
-        for name, value in list(getattr(module, "__dict__", {}).items()):
-            if value is app and not name.startswith("_"):
-                if module_name == "__main__":
-                    module_name = _main_module_name(module)
-                if module_name:
-                    return "%s:%s" % (module_name, name)
+        try:
+            names = [name for name, value in vars(module).items() if value is app and not name.startswith("_")]
+        except TypeError:  # not a module (sys.modules may hold anything)
+            continue
+        if names:
+            module_name = _main_module_name(module) if module_name == "__main__" else module_name
+            if module_name:
+                return "%s:%s" % (module_name, names[0])
     return None
 
 
@@ -92,7 +95,7 @@ def _child_environment():
     return env
 
 
-def _run_child(java_command, env):
+def _run_child(java_command, env, pass_fds=()):
     # The forwarding handlers go in before the fork: the server then starts with these signals at
     # their defaults (exec resets caught signals), even where this process inherited SIGINT ignored
     # (a background job of a script), and a signal that lands before Popen returns is kept for it.
@@ -112,7 +115,8 @@ def _run_child(java_command, env):
             if number is not None:
                 previous[number] = signal.signal(number, forward)
     try:
-        process = subprocess.Popen(java_command, env=env, process_group=0, preexec_fn=_die_with_parent_hook())
+        process = subprocess.Popen(java_command, env=env, process_group=0, pass_fds=pass_fds,
+                                   preexec_fn=_die_with_parent_hook())
         for signum in pending:
             process.send_signal(signum)
         return process.wait()
