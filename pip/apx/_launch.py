@@ -1,9 +1,10 @@
 """The java command that runs the apx.jar shipped in this package.
 
-JVM options come from jvm.options beside the jar (the same file bin/apx reads in a source tree:
-one option per line, # comments), then $APX_JAVA_OPTS. The embedded Python is the one this
-launcher runs on: APX_PYTHON is set to sys.executable unless the caller set it (a --python flag
-still wins, as always).
+JVM options: the java @argfile jvm.options beside the jar (bin/jvm.options, the one file every
+launcher passes), then -XX:AOTCache=apx.aot -Xlog:aot=off when an AOT cache beside the jar is not
+older than it (bin/apx's rule; the wheel ships none, see docs/pip.md), then $APX_JAVA_OPTS.
+The embedded Python is the one this launcher runs on: APX_PYTHON is set to sys.executable unless
+the caller set it (a --python flag still wins, as always).
 """
 
 import os
@@ -15,6 +16,7 @@ from apx._java import find_java
 HERE = os.path.dirname(os.path.abspath(__file__))
 JAR = os.path.join(HERE, "apx.jar")
 JVM_OPTIONS = os.path.join(HERE, "jvm.options")
+AOT_CACHE = os.path.join(HERE, "apx.aot")
 
 
 class JarMissing(Exception):
@@ -31,17 +33,13 @@ def command(args, environ=None):
 
 
 def jvm_options(environ):
-    options = []
+    options = ["@" + JVM_OPTIONS] if os.path.isfile(JVM_OPTIONS) else ["--enable-native-access=ALL-UNNAMED", "-Xss4m"]
     try:
-        with open(JVM_OPTIONS, encoding="utf-8") as lines:
-            for line in lines:
-                line = line.strip()
-                if line and not line.startswith("#"):
-                    options.append(line)
-    except FileNotFoundError:
-        options = ["--enable-native-access=ALL-UNNAMED", "-Xss4m"]
-    options += shlex.split(environ.get("APX_JAVA_OPTS", ""))
-    return options
+        if os.path.getmtime(AOT_CACHE) >= os.path.getmtime(JAR):
+            options += ["-XX:AOTCache=" + AOT_CACHE, "-Xlog:aot=off"]
+    except OSError:
+        pass  # no cache
+    return options + shlex.split(environ.get("APX_JAVA_OPTS", ""))
 
 
 def environment(environ=None):
