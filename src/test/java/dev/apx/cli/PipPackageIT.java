@@ -99,10 +99,14 @@ class PipPackageIT {
 
     @Test
     void consoleScriptServesWithTheVenvsPythonInPlaceOfItsOwnProcess() throws Exception {
-        Served served = serve(List.of(venv.resolve("bin/apx").toString(), "--port", "0", "--app-dir", appDir.toString(), "where:app"));
+        Served served = serve(List.of(venv.resolve("bin/apx").toString(), "--port", "0", "--app-dir", appDir.toString(), "where:app"),
+                Map.of("APX_JAVA_OPTS", "-Dapx.pip.test=1"));
 
         String body = served.get("/");
         assertWhere(body);
+        List<String> jvmArgs = List.of(Files.readString(Path.of("/proc/" + served.process.pid() + "/cmdline")).split("\0"));
+        assertThat(jvmArgs).as("the shipped JVM options, then APX_JAVA_OPTS")
+                .containsSubsequence("@" + venv.resolve("lib/python3.12/site-packages/apx/jvm.options"), "-Dapx.pip.test=1", "-jar");
         Result result = served.stop();
 
         assertThat(result.exitCode()).as(result.stderr()).isZero();
@@ -327,14 +331,18 @@ class PipPackageIT {
         }
     }
 
-    /** Starts {@code command} in {@code tmp} with {@link #environment} and waits until it serves. */
     private Served serve(List<String> command) throws Exception {
+        return serve(command, Map.of());
+    }
+
+    /** Starts {@code command} in {@code tmp} with {@link #environment} plus {@code env} and waits until it serves. */
+    private Served serve(List<String> command, Map<String, String> env) throws Exception {
         Path stdout = tmp.resolve("stdout.txt");
         Path stderr = tmp.resolve("stderr.txt");
         ProcessBuilder builder = new ProcessBuilder(command).directory(tmp.toFile())
                 .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
                 .redirectOutput(stdout.toFile()).redirectError(stderr.toFile());
-        environment(builder.environment(), Map.of());
+        environment(builder.environment(), env);
         Process process = builder.start();
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(TIMEOUT_SECONDS);
         while (System.nanoTime() < deadline) {
