@@ -18,7 +18,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * The ASGI HTTP protocol as an {@link HttpApp}: each request becomes an {@link HttpCycle} and a
  * coroutine {@code app(scope, receive, send)} driven by the {@link Bridge}.
  *
- * <p>The request path costs one Python call to start ({@code apx._asgi.http_runner}'s {@code run},
+ * <p>The request path costs one Python call to start ({@code _apx._asgi.http_runner}'s {@code run},
  * which builds the scope and the receive/send closures) and one upcall per message. The four Java
  * functions behind those closures are made once; each request's closures carry a handle, the key
  * of its cycle in {@link #cycles} until the coroutine ends.
@@ -38,7 +38,7 @@ public final class AsgiHttp implements HttpApp, AutoCloseable {
         this.bridge = bridge;
         this.config = config;
         this.run = bridge.interpreter().call(gil -> {
-            try (PyRef module = gil.importModule("apx._asgi");
+            try (PyRef module = gil.importModule("_apx._asgi");
                  PyRef receive = gil.function("receive", (g, args) -> {
                      HttpCycle cycle = cycle(args);
                      return cycle == null ? null : cycle.receive(g);

@@ -15,7 +15,7 @@ import java.util.Map;
  * {@link WebSocketCycle} and a coroutine {@code app(scope, receive, send)} driven by the
  * {@link Bridge}, as {@link AsgiHttp} does for requests.
  *
- * <p>Owns {@code app}'s and {@code state}'s use here and the {@code apx._websocket.channels}
+ * <p>Owns {@code app}'s and {@code state}'s use here and the {@code _apx._websocket.channels}
  * factory until {@link #close}; the caller owns {@code app} and {@code state}.
  */
 public final class AsgiWebSocket implements WebSocketApp, AutoCloseable {
@@ -31,7 +31,7 @@ public final class AsgiWebSocket implements WebSocketApp, AutoCloseable {
         this.state = state;
         this.config = config;
         this.channels = bridge.interpreter().call(gil -> {
-            try (PyRef module = gil.importModule("apx._websocket")) {
+            try (PyRef module = gil.importModule("_apx._websocket")) {
                 return module.getAttr(gil, "channels");
             }
         });

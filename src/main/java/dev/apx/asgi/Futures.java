@@ -29,7 +29,7 @@ final class Futures {
         });
     }
 
-    /** {@code apx._asgi.awaitable(function)}: the ASGI callable around a Java function. */
+    /** {@code _apx._asgi.awaitable(function)}: the ASGI callable around a Java function. */
     static PyRef awaitable(Gil gil, PyRef wrapper, String name, dev.apx.python.JavaFunction function) {
         try (PyRef java = gil.function(name, function)) {
             return wrapper.call(gil, java);

@@ -59,7 +59,7 @@ final class HttpCycle implements Exchange {
         }
     }
 
-    // ---- the app's side (Python threads, GIL held; apx._asgi.http_runner calls these)
+    // ---- the app's side (Python threads, GIL held; _apx._asgi.http_runner calls these)
 
     /** The next {@code (body, more_body)}, None once the cycle is over, or a pending future of either. */
     synchronized Object receive(Gil gil) {

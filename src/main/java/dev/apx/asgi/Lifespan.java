@@ -93,7 +93,7 @@ public final class Lifespan {
     }
 
     private PyRef invoke(Gil gil, dev.apx.bridge.Request request) {
-        try (PyRef module = gil.importModule("apx._asgi");
+        try (PyRef module = gil.importModule("_apx._asgi");
              PyRef wrapper = module.getAttr(gil, "awaitable");
              PyRef receive = Futures.awaitable(gil, wrapper, "receive", (g, args) -> receive(g));
              PyRef send = Futures.awaitable(gil, wrapper, "send", (g, args) -> send(args.get(0)))) {

@@ -12,7 +12,7 @@ import java.util.Locale;
 import java.util.Map;
 
 /**
- * The values of an ASGI 2.4 HTTP scope, computed in Java; {@code apx._asgi.http_runner} puts them
+ * The values of an ASGI 2.4 HTTP scope, computed in Java; {@code _apx._asgi.http_runner} puts them
  * into the scope dict (literal keys there are cheaper than converting a Java map).
  *
  * @param headers the lower-cased header names and values as one byte string, each name and value

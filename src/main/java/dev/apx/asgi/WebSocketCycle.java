@@ -33,7 +33,7 @@ final class WebSocketCycle implements WebSocketSession {
 
     private final Bridge bridge;
     private final WebSocketConnection connection;
-    /** {@code websocket.connect} as a map; a data message as {@code {payload}}, the dict made in apx._websocket. */
+    /** {@code websocket.connect} as a map; a data message as {@code {payload}}, the dict made in _apx._websocket. */
     private final ArrayDeque<Object> incoming = new ArrayDeque<>();
     private int queuedBytes;
     private boolean paused;

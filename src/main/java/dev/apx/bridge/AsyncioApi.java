@@ -23,7 +23,7 @@ record AsyncioApi(
         try (PyRef tasks = gil.importModule("asyncio.tasks");
              PyRef events = gil.importModule("asyncio.events");
              PyRef futures = gil.importModule("asyncio.futures");
-             PyRef bridge = gil.importModule("apx._bridge");
+             PyRef bridge = gil.importModule("_apx._bridge");
              PyRef types = gil.importModule("types")) {
             return new AsyncioApi(
                     tasks.getAttr(gil, "_enter_task"),

@@ -52,7 +52,7 @@ final class EventLoop implements AutoCloseable {
     private java.util.function.BooleanSupplier hostedIo = () -> false;
 
     private PyRef loop;
-    private PyRef stopped; // done when the loop is to stop (apx._bridge.run_until_stopped)
+    private PyRef stopped; // done when the loop is to stop (_apx._bridge.run_until_stopped)
     private AsyncioApi api;
     private String kind;
     private StartMode startMode;
@@ -100,7 +100,7 @@ final class EventLoop implements AutoCloseable {
                 setUp(gil, lock);
                 started.countDown();
                 try {
-                    try (PyRef bridge = gil.importModule("apx._bridge")) {
+                    try (PyRef bridge = gil.importModule("_apx._bridge")) {
                         bridge.callMethod(gil, "run_until_stopped", loop, stopped).close();
                     }
                 } finally {
@@ -149,7 +149,7 @@ final class EventLoop implements AutoCloseable {
             selectingSince = 0;
             return null;
         });
-        try (PyRef bridge = gil.importModule("apx._bridge");
+        try (PyRef bridge = gil.importModule("_apx._bridge");
              PyRef created = bridge.callMethod(gil, "new_loop", requestedKind, release, acquire)) {
             Object[] pair = (Object[]) created.toJava(gil);
             loop = (PyRef) pair[0];
@@ -175,7 +175,7 @@ final class EventLoop implements AutoCloseable {
             asyncio.callMethod(gil, "set_event_loop", loop).close();
         }
         stopped = loop.callMethod(gil, "create_future");
-        try (PyRef bridge = gil.importModule("apx._bridge");
+        try (PyRef bridge = gil.importModule("_apx._bridge");
              PyRef onError = gil.function("loop_error", (g, args) -> {
                  String message = String.valueOf(args.get(0));
                  stats.loopErrors.increment();
@@ -395,7 +395,7 @@ final class EventLoop implements AutoCloseable {
         }
         closing = true;
         readyQueue.post(gil -> {
-            try (PyRef bridge = gil.importModule("apx._bridge")) {
+            try (PyRef bridge = gil.importModule("_apx._bridge")) {
                 bridge.callMethod(gil, "stop_loop", stopped).close();
             }
         });

@@ -91,9 +91,16 @@ public final class Interpreter {
         ThreadState state = threads.get();
         Gil gil = state.adoptInitialThread(this);
         try {
+            // apx's helpers (package _apx) are imported with their own path first, so no _apx on the
+            // app's sys.path can stand in for them; once imported, _apx._bridge etc. resolve through
+            // _apx.__path__. The app's sys.path stays as `python -c` has it, helpers last.
+            List<String> helpersFirst = new ArrayList<>(install.sysPath());
+            helpersFirst.addFirst(helpersPath()); // the rest: zipimport needs zlib from lib-dynload
             List<String> path = new ArrayList<>(install.sysPath());
             path.add(helpersPath());
             try (PyRef sys = gil.importModule("sys")) {
+                sys.setAttr(gil, "path", helpersFirst);
+                gil.importModule("_apx").close();
                 sys.setAttr(gil, "path", path);
                 sys.setAttr(gil, "argv", List.of(""));
             }
@@ -102,7 +109,7 @@ public final class Interpreter {
             // C module _asyncio ahead of asyncio, which leaves current_task() returning None.
             gil.importModule("threading").close();
             gil.importModule("asyncio").close();
-            try (PyRef errors = gil.importModule("apx._errors")) {
+            try (PyRef errors = gil.importModule("_apx._errors")) {
                 errorHelpers = new ErrorHelpers(
                         Conversions.getAttr(gil, errors.address(gil), "type_name"),
                         Conversions.getAttr(gil, errors.address(gil), "format_exception"),
@@ -227,12 +234,12 @@ public final class Interpreter {
         return created;
     }
 
-    /** apx._errors' functions, owned for the interpreter's life; null while it starts. */
+    /** _apx._errors' functions, owned for the interpreter's life; null while it starts. */
     ErrorHelpers errorHelpers() {
         return errorHelpers;
     }
 
-    /** New references to apx._errors.type_name, format_exception and JavaError. */
+    /** New references to _apx._errors.type_name, format_exception and JavaError. */
     record ErrorHelpers(long typeName, long format, long javaError) {
     }
 

@@ -6,7 +6,7 @@ package dev.apx.python;
  *
  * <p>The result is converted like {@link Gil#of} ({@code null} becomes {@code None}). A thrown
  * {@link PythonException} re-raises its original Python exception; any other throwable raises
- * {@code apx._errors.JavaError} with the Java class name and message.
+ * {@code _apx._errors.JavaError} with the Java class name and message.
  */
 @FunctionalInterface
 public interface JavaFunction {

@@ -78,7 +78,7 @@ public final class PythonException extends RuntimeException {
         return new PythonException(type, message, traceback, exception);
     }
 
-    /** Calls a helper of apx._errors on the exception; never throws (that would mask the original). */
+    /** Calls a helper of _apx._errors on the exception; never throws (that would mask the original). */
     private static String describe(Gil gil, long helper, PyRef exception, String fallback) {
         if (helper == 0) {
             return fallback;

@@ -174,9 +174,9 @@ public record PythonInstall(
     }
 
     private static String probeSource() {
-        try (InputStream in = PythonInstall.class.getResourceAsStream("/python/apx/_probe.py")) {
+        try (InputStream in = PythonInstall.class.getResourceAsStream("/python/_apx/_probe.py")) {
             if (in == null) {
-                throw new IllegalStateException("resource /python/apx/_probe.py is missing from the apx build");
+                throw new IllegalStateException("resource /python/_apx/_probe.py is missing from the apx build");
             }
             return new String(in.readAllBytes(), StandardCharsets.UTF_8);
         } catch (IOException e) {

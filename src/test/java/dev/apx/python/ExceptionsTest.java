@@ -51,7 +51,7 @@ class ExceptionsTest {
                 return TestPython.callHelper(gil, "errors", "call_and_catch", failing, "way");
             }
         });
-        assertThat((List<Object>) seen).containsExactly("raised", "apx._errors.JavaError", "java.lang.IllegalArgumentException: no way");
+        assertThat((List<Object>) seen).containsExactly("raised", "_apx._errors.JavaError", "java.lang.IllegalArgumentException: no way");
     }
 
     @Test
@@ -63,7 +63,7 @@ class ExceptionsTest {
                 TestPython.callHelper(gil, "errors", "call_through", failing);
             }
         }));
-        assertThat(e.pythonType()).isEqualTo("apx._errors.JavaError");
+        assertThat(e.pythonType()).isEqualTo("_apx._errors.JavaError");
         assertThat(e.pythonMessage()).isEqualTo("java.lang.IllegalStateException: from java");
         assertThat(e.pythonTraceback()).contains("in call_through");
     }

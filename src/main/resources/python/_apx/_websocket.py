@@ -1,6 +1,6 @@
 """The awaitables behind a WebSocket's receive() and send().
 
-As for HTTP (apx._asgi), the Java side answers with a value, a pending future it resolves later,
+As for HTTP (_apx._asgi), the Java side answers with a value, a pending future it resolves later,
 or a str (the reason a message was refused, raised as RuntimeError). One more answer for send():
 False means the client is gone, raised as ClientDisconnected, the OSError subclass Uvicorn raises,
 so frameworks that catch OSError (Starlette turns it into WebSocketDisconnect(1006)) do the same.

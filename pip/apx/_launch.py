@@ -1,0 +1,50 @@
+"""The java command that runs the apx.jar shipped in this package.
+
+JVM options: the java @argfile jvm.options beside the jar (bin/jvm.options, the one file every
+launcher passes), then -XX:AOTCache=apx.aot -Xlog:aot=off when an AOT cache beside the jar is not
+older than it (bin/apx's rule; the wheel ships none, see docs/pip.md), then $APX_JAVA_OPTS.
+The embedded Python is the one this launcher runs on: APX_PYTHON is set to sys.executable unless
+the caller set it (a --python flag still wins, as always).
+"""
+
+import os
+import shlex
+import sys
+
+from apx._java import find_java
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+JAR = os.path.join(HERE, "apx.jar")
+JVM_OPTIONS = os.path.join(HERE, "jvm.options")
+AOT_CACHE = os.path.join(HERE, "apx.aot")
+
+
+class JarMissing(Exception):
+    pass
+
+
+def command(args, environ=None):
+    """[java, jvm options..., -jar, apx.jar, args...]; raises JavaNotFound or JarMissing."""
+    environ = os.environ if environ is None else environ
+    if not os.path.isfile(JAR):
+        raise JarMissing("%s is missing: this apx package is incomplete; reinstall it from a wheel built by bin/wheel" % JAR)
+    java = find_java(environ)
+    return [java, *jvm_options(environ), "-jar", JAR, *args]
+
+
+def jvm_options(environ):
+    options = ["@" + JVM_OPTIONS] if os.path.isfile(JVM_OPTIONS) else ["--enable-native-access=ALL-UNNAMED", "-Xss4m"]
+    try:
+        if os.path.getmtime(AOT_CACHE) >= os.path.getmtime(JAR):
+            options += ["-XX:AOTCache=" + AOT_CACHE, "-Xlog:aot=off"]
+    except OSError:
+        pass  # no cache
+    return options + shlex.split(environ.get("APX_JAVA_OPTS", ""))
+
+
+def environment(environ=None):
+    """The server's environment: the caller's, with APX_PYTHON naming this interpreter."""
+    env = dict(os.environ if environ is None else environ)
+    if not env.get("APX_PYTHON") and sys.executable:
+        env["APX_PYTHON"] = sys.executable
+    return env
