@@ -5,7 +5,8 @@ For each app and connection count, each server is started cold (server on core 0
     (its own and its waited-for children's, from /proc: apx's Python probe counts);
   - RSS idle, one second after the first 200;
   - req/s in 1-second wrk slices for the first N seconds from the first 200 (a fresh wrk per
-    slice, so each slice opens its connections again, as in the issue's figures);
+    slice, so each slice opens its connections again, as in the issue's figures), and the
+    server's CPU-us per request in each slice (robust on a busy machine: how warm the code is);
   - RSS under load (the peak seen at the end of any slice);
   - RSS after rounds of aborted streaming requests (plaintext only: raw:stream, the client
     closes after the response head).
@@ -120,11 +121,17 @@ def run_one(kind, app, connections, seconds, abort_rounds, abort_count, env):
         time.sleep(1)
         row["rss_idle_mb"] = round(rss_mb(pid), 1)
         url = f"http://127.0.0.1:{port}{app.path}"
-        curve, peak = [], 0.0
+        curve, cost, peak = [], [], 0.0
         for _ in range(seconds):
-            curve.append(round(wrk_slice(url, connections)))
+            before = cpu_seconds(pid)
+            rate = wrk_slice(url, connections)
+            used = cpu_seconds(pid) - before
+            curve.append(round(rate))
+            # The server's CPU per request in this slice: how warm it is, whatever share of the core it got.
+            cost.append(round(used / rate * 1e6) if rate else None)
             peak = max(peak, rss_mb(pid))
         row["req_per_s"] = curve
+        row["cpu_us_per_req"] = cost
         row["rss_load_mb"] = round(peak, 1)
         tail = sorted(curve[-5:])
         row["steady"] = tail[len(tail) // 2]
@@ -180,7 +187,7 @@ def main():
                     rows.append(row)
                     print(f"{label}: first 200 {row['first_200_s']} s (cpu {row['cpu_to_first_200_s']} s), "
                           f"RSS idle {row['rss_idle_mb']} MB, load {row['rss_load_mb']} MB, "
-                          f"aborts {row.get('rss_after_aborts_mb', '-')}; req/s {row['req_per_s']}; "
+                          f"aborts {row.get('rss_after_aborts_mb', '-')}; req/s {row['req_per_s']}; cpu-us/req {row['cpu_us_per_req']}; "
                           f"2nd second {row['second_2_share']} of steady {row['steady']}; load avg {row['load_average']}",
                           flush=True)
     Path(options.json).parent.mkdir(parents=True, exist_ok=True)
