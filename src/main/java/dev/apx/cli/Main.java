@@ -140,7 +140,7 @@ public final class Main implements Callable<Integer> {
     WebSocketOptions webSockets = new WebSocketOptions();
 
     // Startup (issue 13): requests through the pipeline and the bridge to apx's own app before the port opens.
-    @Option(names = "--warmup", paramLabel = "REQUESTS", defaultValue = "1000",
+    @Option(names = "--warmup", paramLabel = "REQUESTS", defaultValue = "2000",
             description = "Before the port opens, send this many requests through apx's own HTTP pipeline and asyncio bridge "
                     + "to a built-in app (never to APP), so the first clients meet compiled code; 0 turns it off. Default: ${DEFAULT-VALUE}.")
     int warmup;
