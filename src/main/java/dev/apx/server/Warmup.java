@@ -39,7 +39,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  */
 public final class Warmup {
     private static final int PIPELINED = 16;
-    private static final String[] PATHS = {"/", "/stream", "/echo", "/missing?q=1"};
+    private static final String[] PATHS = {"/", "/sleep", "/stream", "/echo", "/sleep", "/missing?q=1"};
     private static final byte[] BODY = "x".repeat(64).getBytes(StandardCharsets.US_ASCII);
 
     private Warmup() {
