@@ -145,6 +145,12 @@ public final class Main implements Callable<Integer> {
     @CommandLine.Mixin
     WebSocketOptions webSockets = new WebSocketOptions();
 
+    // Startup (issue 13): requests through the pipeline and the bridge to apx's own app before the port opens.
+    @Option(names = "--warmup", paramLabel = "REQUESTS", defaultValue = "2000",
+            description = "Before the port opens, send this many requests through apx's own HTTP pipeline and asyncio bridge "
+                    + "to a built-in app (never to APP), so the first clients meet compiled code; 0 turns it off. Default: ${DEFAULT-VALUE}.")
+    int warmup;
+
     @Option(names = "--python", paramLabel = "PATH",
             description = "The Python interpreter whose packages the app uses (default: $VIRTUAL_ENV, else python3 on PATH).")
     Path python;
@@ -175,6 +181,9 @@ public final class Main implements Callable<Integer> {
     public Integer call() {
         try {
             Log.setLevel(logLevel);
+            if (warmup < 0) {
+                throw new IllegalArgumentException("--warmup must be 0 or more requests, got " + warmup);
+            }
             if (!(slowCallbackDuration >= 0)) {
                 throw new IllegalArgumentException("--slow-callback-duration must be 0 or more seconds, got " + slowCallbackDuration);
             }

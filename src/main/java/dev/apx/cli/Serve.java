@@ -72,6 +72,9 @@ final class Serve {
             return 1;
         }
         ServerConfig config = options.serverConfig();
+        if (options.warmup > 0) {
+            WarmUp.run(interpreter, bridge, config, options.asgiConfig(), options.warmup);
+        }
         AsgiHttp http = new AsgiHttp(bridge, app, state, options.asgiConfig());
         AsgiWebSocket webSocket = new AsgiWebSocket(bridge, app, state, options.asgiConfig());
         Server server;

@@ -1,0 +1,184 @@
+package dev.apx.cli;
+
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.File;
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.FileTime;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.fail;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+/**
+ * The launcher (bin/apx) of an installed copy (bin/ and target/apx.jar, no sources) with the AOT
+ * cache that bin/apx-aot trains: the cache is used when it matches, and a missing, stale or
+ * corrupt cache, or a read-only install directory, still starts and serves, with no warning.
+ */
+class LauncherIT {
+    private static final Path JAR = Path.of(System.getProperty("apx.jar", "target/apx.jar")).toAbsolutePath();
+    private static final Path REPO = JAR.getParent().getParent();
+    private static final Path PYTHON = Path.of(System.getProperty("apx.python311", ".venv/py3.11/bin/python")).toAbsolutePath();
+    private static final Pattern RUNNING = Pattern.compile("apx running on http://127\\.0\\.0\\.1:(\\d+) ");
+    private static final List<String> LAUNCHER = List.of("apx", "apx-aot", "jdk.sh", "jvm.options");
+
+    @TempDir
+    static Path trained;
+    @TempDir
+    Path tmp;
+
+    /** One training run for the class: an install whose target/apx.aot bin/apx-aot wrote. */
+    @BeforeAll
+    static void trainACache() throws Exception {
+        install(trained);
+        ProcessBuilder builder = new ProcessBuilder(trained.resolve("bin/apx-aot").toString(), "--python", PYTHON.toString());
+        builder.environment().put("APX_AOT_ROUNDS", "1"); // a third of the requests: enough to test what the cache does
+        Process training = builder.redirectErrorStream(true).redirectOutput(trained.resolve("training.txt").toFile()).start();
+        assertThat(training.waitFor(180, TimeUnit.SECONDS)).as("training finished").isTrue();
+        assertThat(training.exitValue()).as(Files.readString(trained.resolve("training.txt"))).isZero();
+        assertThat(trained.resolve("target/apx.aot")).isNotEmptyFile();
+        assertThat(trained.resolve("target")).isDirectoryNotContaining("glob:**.tmp*");
+    }
+
+    @Test
+    void aMatchingCacheIsUsed() throws Exception {
+        Path classes = tmp.resolve("classes.txt");
+        String log = serve(trained, List.of(), "-Xlog:class+load:file=" + classes);
+        assertThat(log).doesNotContain("[aot]", "AOT cache");
+        // Loaded from the cache ("shared objects file"), not from the jar: the launcher passed it and the JVM took it.
+        assertThat(Files.readAllLines(classes)).anyMatch(line -> line.contains("dev.apx.cli.Main ") && line.contains("shared objects file"));
+    }
+
+    @Test
+    void startsWithoutACache() throws Exception {
+        Path dir = installWithCache(tmp.resolve("install"));
+        Files.delete(dir.resolve("target/apx.aot"));
+        assertThat(serve(dir, List.of(), "")).doesNotContain("[aot]");
+    }
+
+    @Test
+    void ignoresACacheOlderThanTheJar() throws Exception {
+        Path dir = installWithCache(tmp.resolve("install"));
+        Files.setLastModifiedTime(dir.resolve("target/apx.jar"), FileTime.from(Instant.now().plusSeconds(60)));
+        assertThat(serve(dir, List.of(), "")).doesNotContain("[aot]");
+    }
+
+    @Test
+    void theJvmRejectsACacheOfAnotherJarQuietly() throws Exception {
+        // Newer than the jar, so the launcher passes it; the JVM finds that the jar is not the one it was trained on.
+        Path dir = installWithCache(tmp.resolve("install"));
+        Files.setLastModifiedTime(dir.resolve("target/apx.jar"), FileTime.from(Instant.now().minusSeconds(60)));
+        assertThat(serve(dir, List.of(), "")).doesNotContain("[aot]", "AOT cache");
+    }
+
+    @Test
+    void aCorruptCacheIsIgnored() throws Exception {
+        Path dir = installWithCache(tmp.resolve("install"));
+        byte[] cache = Files.readAllBytes(dir.resolve("target/apx.aot"));
+        Files.write(dir.resolve("target/apx.aot"), java.util.Arrays.copyOf(cache, 4096));
+        assertThat(serve(dir, List.of(), "")).doesNotContain("[aot]");
+    }
+
+    @Test
+    void aReadOnlyInstallStartsAndIsLeftUnchanged() throws Exception {
+        Path dir = installWithCache(tmp.resolve("install"));
+        Map<String, Long> before = listing(dir);
+        // A private mount namespace where the install is read-only, even for root.
+        List<String> readOnly = List.of("unshare", "-rm", "sh", "-c",
+                "mount --bind \"$0\" \"$0\" && mount -o remount,bind,ro \"$0\" && exec \"$@\"", dir.toString());
+        Process probe = new ProcessBuilder(Stream.concat(readOnly.stream(), Stream.of("sh", "-c", "! touch \"$0\"/target/x 2>/dev/null",
+                dir.toString())).toList()).redirectErrorStream(true).start();
+        assumeTrue(probe.waitFor(10, TimeUnit.SECONDS) && probe.exitValue() == 0, "no private read-only mounts here (unshare -rm)");
+        assertThat(serve(dir, readOnly, "")).doesNotContain("[aot]", "Read-only");
+        assertThat(listing(dir)).isEqualTo(before);
+    }
+
+    /** Runs bin/apx of {@code dir} (behind {@code prefix}) on the built-in app; GET / must answer; returns stdout and stderr (the JVM logs to stdout). */
+    private String serve(Path dir, List<String> prefix, String javaOpts) throws IOException, InterruptedException {
+        List<String> command = new ArrayList<>(prefix);
+        command.addAll(List.of(dir.resolve("bin/apx").toString(), "--python", PYTHON.toString(), "--port", "0", "--warmup", "0", "_apx._hello:app"));
+        Path stderr = tmp.resolve("stderr-" + System.nanoTime() + ".txt");
+        Path stdout = tmp.resolve("stdout-" + System.nanoTime() + ".txt");
+        ProcessBuilder builder = new ProcessBuilder(command).directory(tmp.toFile())
+                .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
+                .redirectOutput(stdout.toFile()).redirectError(stderr.toFile());
+        builder.environment().put("APX_JAVA_OPTS", javaOpts);
+        builder.environment().remove("VIRTUAL_ENV");
+        Process process = builder.start();
+        try {
+            int port = awaitPort(process, stderr);
+            HttpResponse<String> response = HttpClient.newHttpClient().send(
+                    HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/")).timeout(Duration.ofSeconds(30)).build(),
+                    HttpResponse.BodyHandlers.ofString());
+            assertThat(response.statusCode()).isEqualTo(200);
+            assertThat(response.body()).isEqualTo("Hello, world!");
+            process.destroy();
+            assertThat(process.waitFor(30, TimeUnit.SECONDS)).as("apx exits on SIGTERM").isTrue();
+            assertThat(process.exitValue()).isZero();
+            return Files.readString(stdout) + Files.readString(stderr);
+        } finally {
+            process.destroyForcibly();
+        }
+    }
+
+    private static int awaitPort(Process process, Path stderr) throws IOException, InterruptedException {
+        for (int i = 0; i < 1200; i++) {
+            Matcher running = RUNNING.matcher(Files.readString(stderr));
+            if (running.find()) {
+                return Integer.parseInt(running.group(1));
+            }
+            if (!process.isAlive()) {
+                fail("apx exited early: %s", Files.readString(stderr));
+            }
+            Thread.sleep(50);
+        }
+        return fail("apx did not start: " + Files.readString(stderr));
+    }
+
+    /** The launcher scripts and the jar, as an installed copy without sources holds them. */
+    private static void install(Path dir) throws IOException {
+        Files.createDirectories(dir.resolve("bin"));
+        Files.createDirectories(dir.resolve("target"));
+        for (String name : LAUNCHER) {
+            Files.copy(REPO.resolve("bin").resolve(name), dir.resolve("bin").resolve(name), java.nio.file.StandardCopyOption.COPY_ATTRIBUTES);
+        }
+        Files.copy(JAR, dir.resolve("target/apx.jar"), java.nio.file.StandardCopyOption.COPY_ATTRIBUTES);
+    }
+
+    /** A copy of the trained install (the jar keeps its timestamp, so the cache still matches it). */
+    private static Path installWithCache(Path dir) throws IOException {
+        install(dir);
+        Files.copy(trained.resolve("target/apx.jar"), dir.resolve("target/apx.jar"), java.nio.file.StandardCopyOption.REPLACE_EXISTING,
+                java.nio.file.StandardCopyOption.COPY_ATTRIBUTES);
+        Files.copy(trained.resolve("target/apx.aot"), dir.resolve("target/apx.aot"), java.nio.file.StandardCopyOption.COPY_ATTRIBUTES);
+        return dir;
+    }
+
+    private static Map<String, Long> listing(Path dir) throws IOException {
+        Map<String, Long> files = new TreeMap<>();
+        try (Stream<Path> all = Files.walk(dir)) {
+            for (Path file : all.toList()) {
+                files.put(dir.relativize(file).toString(), Files.getLastModifiedTime(file).toMillis());
+            }
+        }
+        return files;
+    }
+}
