@@ -11,6 +11,8 @@ ROOT = Path(__file__).resolve().parent.parent
 # issue 6's targets for apx req/s ÷ Uvicorn req/s (sleep-1ms: at 256 connections)
 TARGETS = {"plaintext": 3.0, "get-10k": 3.0, "echo-4k": 2.0, "echo-10k": 2.0, "stream-64x1k": 4.0, "sleep-1ms": 1.5,
            "starlette-json": 1.5, "fastapi-json": 1.5}
+# Issue 16's, against Gunicorn -k gthread (the WSGI rows' "ratio" column stays apx/Uvicorn --interface wsgi)
+WSGI_TARGETS = {"flask-hello": 2.0, "django-wsgi": 1.5}
 
 
 def summarise(runs):
@@ -39,6 +41,11 @@ def summarise(runs):
         row["ratio"] = row["rps"] / uvicorn["rps"] if row["server"] == "apx" and uvicorn else None
         row["cpu_ratio"] = row["per_cpu_s"] / uvicorn["per_cpu_s"] \
             if row["server"] == "apx" and uvicorn and uvicorn["per_cpu_s"] else None
+    for row in rows:  # the WSGI rows: apx against Gunicorn too
+        gunicorn = by_key.get((row["workload"], row["connections"], "gunicorn"))
+        row["gunicorn_ratio"] = row["rps"] / gunicorn["rps"] if row["server"] == "apx" and gunicorn else None
+        row["gunicorn_cpu_ratio"] = row["per_cpu_s"] / gunicorn["per_cpu_s"] \
+            if row["server"] == "apx" and gunicorn and gunicorn["per_cpu_s"] else None
     ceiling = {r["connections"]: r for r in rows if r["workload"] == "plaintext-ceiling" and r["server"] == "netty"}
     for row in rows:
         if row["workload"] == "plaintext" and row["server"] == "apx" and row["connections"] in ceiling:
@@ -57,6 +64,10 @@ def table(rows):
             ratio += f" (target {TARGETS[r['workload']]:.1f}×)"
         if "of_ceiling_pct" in r:
             ratio += f" ({r['of_ceiling_pct']:.0f} % of netty)"
+        if r.get("gunicorn_ratio"):
+            ratio += f"; vs gunicorn **{r['gunicorn_ratio']:.2f}×** · per CPU-s {r['gunicorn_cpu_ratio'] or 0:.2f}×"
+            if r["workload"] in WSGI_TARGETS:
+                ratio += f" (target {WSGI_TARGETS[r['workload']]:.1f}×)"
         lines.append(f"| {r['workload']} | {r['connections']} | {r['server']} | {r['rps']:,.0f} | {r['spread_pct']:.0f} % "
                      f"| {r['p50_ms']:.2f} | {r['p99_ms']:.2f} | {r['errors']} | {r['server_cpu_pct']:.0f} % | {r['per_cpu_s']:,.0f} | {r['warmup_s']} s | {ratio} |")
     return "\n".join(lines)
@@ -76,6 +87,11 @@ def targets(rows):
                 continue
             ratio = by_key[(workload, conns, "apx")]["ratio"]
             lines.append(f"- {workload} at {conns}: {ratio:.2f}× of ≥ {target:.1f}×: {verdict(ratio >= target)}")
+    for workload, target in WSGI_TARGETS.items():
+        for r in rows:
+            if r["workload"] == workload and r.get("gunicorn_ratio"):
+                lines.append(f"- {workload} at {r['connections']}: {r['gunicorn_ratio']:.2f}× Gunicorn gthread of ≥ {target:.1f}×: "
+                             f"{verdict(r['gunicorn_ratio'] >= target)}")
     for r in rows:
         if r["server"] == "apx" and r["connections"] == 256 and (r["workload"], 256, "uvicorn") in by_key:
             theirs = by_key[(r["workload"], 256, "uvicorn")]["p99_ms"]

@@ -206,3 +206,21 @@ class Asgi2Class:
             return
         await send({"type": "http.response.start", "status": 200, "headers": [(b"content-type", b"text/plain")]})
         await send({"type": "http.response.body", "body": b"asgi2 " + self.scope["path"].encode()})
+
+
+class Asgi3Class:
+    """Instances are awaitable: Uvicorn takes such a class for ASGI 3."""
+
+    def __init__(self, scope, receive, send):
+        self.args = (scope, receive, send)
+
+    def __await__(self):
+        return asgi3_function(*self.args).__await__()
+
+
+class Asgi3Object:
+    async def __call__(self, scope, receive, send):
+        await asgi3_function(scope, receive, send)
+
+
+asgi3_object = Asgi3Object()
