@@ -146,7 +146,6 @@ def _regular_file(filelike):
 
 def runner(app, java_send, java_read, java_sendfile, java_log):
     """run(handle, fixed environ values..., headers dict, has_body): one request, start to close()."""
-    errors = Errors(java_log)
 
     def run(handle, method, script_name, path_info, query_string, protocol, scheme,
             server_name, server_port, remote_addr, remote_port, environ, has_body):
@@ -163,7 +162,7 @@ def runner(app, java_send, java_read, java_sendfile, java_log):
         environ["wsgi.version"] = (1, 0)
         environ["wsgi.url_scheme"] = scheme
         environ["wsgi.input"] = Input(handle, java_read, has_body)
-        environ["wsgi.errors"] = errors
+        environ["wsgi.errors"] = Errors(java_log)  # one per request: its partial line is not shared between threads
         environ["wsgi.multithread"] = True
         environ["wsgi.multiprocess"] = False
         environ["wsgi.run_once"] = False
