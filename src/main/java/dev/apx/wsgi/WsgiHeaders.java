@@ -29,7 +29,7 @@ final class WsgiHeaders {
         } catch (NumberFormatException e) {
             throw new Invalid("WSGI status must start with a 3-digit code, got " + describe(status));
         }
-        if (code < 100 || hasControl(text)) {
+        if (code < 100 || hasControl(text) || !latin1(text)) {
             throw new Invalid("invalid WSGI status " + describe(status));
         }
         return code;
