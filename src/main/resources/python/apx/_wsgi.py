@@ -131,6 +131,11 @@ class FileWrapper:
         raise StopIteration
 
 
+# Iterators over a body already in memory (Django's HttpResponse is a list_iterator): joined and
+# sent in one write, the end of the response included, since looking ahead cannot block.
+_IN_MEMORY = (type(iter([])), type(iter(())))
+
+
 def _regular_file(filelike):
     """(fd, offset, size) of a regular file at its current position, else None."""
     try:
@@ -214,7 +219,11 @@ def runner(app, java_send, java_read, java_sendfile, java_log):
                     if java_sendfile(handle, response[0], response[1], *file):
                         return
                     response[2] = False
-            for chunk in result:
+            iterator = iter(result)
+            if iterator.__class__ in _IN_MEMORY:
+                send(b"".join(iterator), False)
+                return
+            for chunk in iterator:
                 if chunk:
                     if chunk.__class__ is not bytes:
                         if not isinstance(chunk, (bytes, bytearray, memoryview)):
