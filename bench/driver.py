@@ -3,8 +3,15 @@
 Each workload's app is served by apx and by Uvicorn (both pinned to core 0, each on its own port,
 both alive for the workload's measurements); wrk runs pinned to core 1. Each server is checked
 for the right answer, then warmed up, then measured REPS times per connection count, apx and
-Uvicorn alternating. Results go to bench/results/latest.json and .tsv, a table to stdout, and a
-chart of the apx/Uvicorn ratios to bench/results/latest.png (and to docs/ on a full run).
+Uvicorn alternating. Every measurement also takes the server's CPU time and context switches
+(all its threads, from /proc) over its window, reported per request. Results go to
+bench/results/latest.json and .tsv, a table and issue 12's targets to stdout, and a chart of the
+apx/Uvicorn ratios to bench/results/latest.png (and to docs/ on a full run).
+
+The database rows (db, fortunes, queries-20, updates-5; 64 connections) run on a PostgreSQL
+that bench/run starts for them (Debian's postgresql package; initdb into a temp directory, a
+free port, TechEmpower's World and Fortune tables) and stops at the end, Ctrl-C included.
+--apx-io loop,threads runs apx once per I/O mode (apx:loop, apx:threads) beside Uvicorn.
 """
 import argparse
 import json
@@ -21,7 +28,9 @@ import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
 
-from report import chart, summarise, table, targets, tsv, update_docs
+import answers
+from postgres import Postgres, PostgresError
+from report import chart, is_apx, summarise, table, targets, tsv, update_docs
 
 ROOT = Path(__file__).resolve().parent.parent
 BENCH = ROOT / "bench"
@@ -30,6 +39,8 @@ RESULTS = BENCH / "results"
 VENV_PYTHON = ROOT / ".venv" / "bench" / "bin" / "python"
 SERVER_CORE = "0"
 WRK_CORE = "1"
+DSN_VARIABLE = "APX_BENCH_DSN"  # how the database rows' app (bench/apps/db.py) finds bench/run's PostgreSQL
+PG_BIN_VARIABLE = "APX_BENCH_PG_BIN"  # where its binaries are (bench/postgres.py also takes it as a setting)
 
 
 @dataclass(frozen=True)
@@ -42,6 +53,10 @@ class Workload:
     note: str = ""
     websocket: bool = False  # load with bench/wsload/WsLoad.java: one "request" is one echoed message
     connections: tuple = ()  # fixed connection counts instead of --connections
+    body_file: str = ""    # a POST of this file in bench/wrk (bench/wrk/post-file.lua) ...
+    content_type: str = ""  # ... with this content type
+    check: object = None   # answers.py's check of the answer, instead of expect_bytes
+    database: bool = False  # needs bench/run's PostgreSQL (APX_BENCH_DSN)
     interface: str = ""  # apx's and Uvicorn's --interface (wsgi), else the default
     peers: tuple = ("uvicorn",)  # the servers apx is measured against
 
@@ -54,12 +69,24 @@ WORKLOADS = [
     Workload("stream-64x1k", "raw:stream", "/", expect_bytes=64 * 1024),
     Workload("sleep-1ms", "raw:sleep", "/", expect_bytes=13),
     Workload("starlette-json", "frameworks:starlette", "/json", expect_bytes=len(b'{"message":"Hello, world!","items":[1,2,3]}')),
+    Workload("django-json", "django_app:application", "/json",
+             expect_bytes=len(b'{"message": "Hello, world!", "items": [1, 2, 3]}'),
+             note="an async Django view returning JsonResponse, no middleware, no database"),
     Workload("fastapi-json", "frameworks:fastapi", "/items/42?q=bench",
              expect_bytes=len(b'{"id":42,"name":"bench","price":9.99,"tags":["a","b"]}')),
+    Workload("fastapi-post", "frameworks:fastapi", "/orders", body_file="order.json", content_type="application/json",
+             check=answers.same_json, note="a 207-byte JSON order validated into a pydantic model and sent back"),
     Workload("file-50k", "raw:pathsend", "/", expect_bytes=50 * 1024,
              note="apx: http.response.pathsend; Uvicorn (no pathsend): the app reads the file and sends one body"),
     Workload("starlette-file-50k", "frameworks:starlette", "/file", expect_bytes=50 * 1024,
              note="Starlette FileResponse: pathsend on apx, anyio file reads on Uvicorn"),
+    # TechEmpower's database test types on PostgreSQL (bench/postgres.py), Starlette + asyncpg (bench/apps/db.py)
+    Workload("db", "db:app", "/db", check=answers.worlds_in_database(None), database=True, connections=(64,)),
+    Workload("fortunes", "db:app", "/fortunes", check=answers.fortunes, database=True, connections=(64,)),
+    Workload("queries-20", "db:app", "/queries?queries=20", check=answers.worlds_in_database(20), database=True,
+             connections=(64,)),
+    Workload("updates-5", "db:app", "/updates?queries=5", check=answers.worlds_in_database(5), database=True,
+             connections=(64,)),
     # apx rows appear once apx serves WebSockets (issue 5); until then only Uvicorn's is measured.
     # WSGI (issue 16): apx --interface wsgi against Gunicorn's threaded worker and Uvicorn --interface wsgi
     Workload("flask-hello", "wsgi_apps:flask", "/", expect_bytes=13, interface="wsgi", peers=("gunicorn", "uvicorn"),
@@ -93,9 +120,10 @@ def free_port():
 
 def server_command(kind, app, port, ceiling_classes=None, interface=""):
     chosen = ["--interface", interface] if interface else []
-    if kind == "apx":
+    if is_apx(kind):  # "apx" (its defaults) or "apx:MODE" (--io MODE)
+        io = ["--io", kind.split(":", 1)[1]] if ":" in kind else []
         return [str(ROOT / "bin" / "apx"), "--python", str(VENV_PYTHON), "--app-dir", str(APPS), "--port", str(port),
-                "--no-access-log", "--log-level", "warning"] + chosen + [app]
+                "--no-access-log", "--log-level", "warning"] + io + chosen + [app]
     if kind == "uvicorn":
         return [str(VENV_PYTHON), "-m", "uvicorn", "--loop", "uvloop", "--http", "httptools", "--app-dir", str(APPS),
                 "--port", str(port), "--no-access-log", "--log-level", "warning"] + chosen + [app]
@@ -127,11 +155,18 @@ def stop_server(server):
             server.process.wait()
 
 
+def request_body(workload):
+    if workload.body_file:
+        return (BENCH / "wrk" / workload.body_file).read_bytes()
+    return (bytes(range(256)) * (workload.post_bytes // 256 + 1))[:workload.post_bytes] if workload.post_bytes else None
+
+
 def request(server, workload, timeout=5.0):
     url = f"http://127.0.0.1:{server.port}{workload.path}"
-    data = (bytes(range(256)) * (workload.post_bytes // 256 + 1))[:workload.post_bytes] if workload.post_bytes else None
-    with urllib.request.urlopen(urllib.request.Request(url, data=data), timeout=timeout) as response:
-        return response.status, response.read(), data
+    data = request_body(workload)
+    headers = {"Content-Type": workload.content_type} if workload.content_type else {}
+    with urllib.request.urlopen(urllib.request.Request(url, data=data, headers=headers), timeout=timeout) as response:
+        return response.status, {k.lower(): v for k, v in response.headers.items()}, response.read(), data
 
 
 def wait_ready(server, workload, limit=120.0):
@@ -161,7 +196,8 @@ def wsload(server, workload, options, *arguments):
 
 
 def check_answer(server, workload, options):
-    """The right status and body size (and, for echo, the same bytes) before anything is measured."""
+    """The right status and body size (for echo, the same bytes; for the rows with a check, what
+    answers.py says) before anything is measured."""
     if workload.websocket:
         checked = wsload(server, workload, options, "--check")
         if checked.returncode != 0:
@@ -170,9 +206,14 @@ def check_answer(server, workload, options):
             raise BenchFailure(f"{server.name} failed the WebSocket echo check: {checked.stderr}")
         return None
     try:
-        status, body, sent = request(server, workload)
+        status, headers, body, sent = request(server, workload)
     except OSError as e:
         raise BenchFailure(f"{server.name} did not answer {workload.name}: {e}; see {server.log}")
+    if workload.check:
+        problem = f"status {status}" if status != 200 else workload.check(headers, body, sent, os.environ.get(DSN_VARIABLE))
+        if problem:
+            raise BenchFailure(f"{server.name} answered {workload.name} wrongly: {problem}; see {server.log}")
+        return None
     if status != 200 or len(body) != workload.expect_bytes or (sent is not None and body != sent):
         raise BenchFailure(f"{server.name} answered {workload.name} with status {status} and {len(body)} bytes "
                          f"(expected 200 and {workload.expect_bytes}); see {server.log}")
@@ -220,9 +261,25 @@ def _cpu_ticks(pid):
     return int(fields[11]) + int(fields[12]) + sum(_cpu_ticks(child) for child in children)
 
 
+def context_switches(server):
+    """Voluntary + involuntary context switches of the server's threads so far (a thread that ended
+    takes its count with it; the servers keep theirs for their life)."""
+    total = 0
+    tasks = f"/proc/{server.process.pid}/task"
+    for task in os.listdir(tasks):
+        try:
+            with open(f"{tasks}/{task}/status") as f:
+                total += sum(int(line.split()[1]) for line in f
+                             if line.startswith(("voluntary_ctxt_switches:", "nonvoluntary_ctxt_switches:")))
+        except (FileNotFoundError, ProcessLookupError):
+            pass
+    return total
+
+
 def load(server, workload, connections, seconds, options):
-    """One measurement: wrk, or WsLoad for WebSocket workloads; with the server's CPU share."""
-    cpu_before, began = cpu_seconds(server), time.monotonic()
+    """One measurement: wrk, or WsLoad for WebSocket workloads; with the server's CPU share, and its
+    CPU time and context switches per request over the measured window."""
+    cpu_before, switches_before, began = cpu_seconds(server), context_switches(server), time.monotonic()
     if workload.websocket:
         # WsLoad measures the server's CPU itself, over its measured window only (not its JVM's
         # start-up and 1-s warm-up, during which the server is idle or loaded unmeasured).
@@ -233,11 +290,18 @@ def load(server, workload, connections, seconds, options):
         result = json.loads(finished.stdout)
     else:
         result = wrk(server, workload, connections, seconds)
-    if "server_cpu_pct" not in result:
-        result["server_cpu_pct"] = 100 * (cpu_seconds(server) - cpu_before) / (time.monotonic() - began) \
-            if server.process.poll() is None else 0
     if server.process.poll() is not None:
         raise BenchFailure(f"{server.name} died during {workload.name}; see {server.log}")
+    if "server_cpu_pct" in result:  # WsLoad's own window (its client's start and warm-up left out)
+        result["server_cpu_s"] = result["server_cpu_pct"] / 100 * result["duration_s"]
+    else:
+        result["server_cpu_s"] = cpu_seconds(server) - cpu_before
+        result["server_cpu_pct"] = 100 * result["server_cpu_s"] / (time.monotonic() - began)
+    if "server_ctx_switches" not in result:
+        result["server_ctx_switches"] = context_switches(server) - switches_before
+    requests = max(result["requests"], 1)
+    result["cpu_us_per_req"] = 1e6 * result["server_cpu_s"] / requests
+    result["ctx_per_req"] = result["server_ctx_switches"] / requests
     return result
 
 
@@ -247,9 +311,13 @@ def wrk(server, workload, connections, seconds):
     command = ["taskset", "-c", WRK_CORE, "wrk", "-t1", f"-c{connections}", f"-d{seconds}s", "--timeout", "10s", "--latency"]
     if workload.post_bytes:
         command += ["-s", str(BENCH / "wrk" / "post.lua")]
+    elif workload.body_file:
+        command += ["-s", str(BENCH / "wrk" / "post-file.lua")]
     command.append(f"http://127.0.0.1:{server.port}{workload.path}")
     if workload.post_bytes:
         command += ["--", str(workload.post_bytes)]
+    elif workload.body_file:
+        command += ["--", str(BENCH / "wrk" / workload.body_file), workload.content_type]
     finished = subprocess.run(command, capture_output=True, text=True, timeout=seconds + 60)
     if finished.returncode != 0 or "Requests/sec" not in finished.stdout:
         raise BenchFailure(f"wrk failed against {server.name}: {finished.stdout}{finished.stderr}")
@@ -259,7 +327,7 @@ def wrk(server, workload, connections, seconds):
 def warm_up(server, workload, options):
     """Load for the minimum warm-up, then in 2-s slices until two in a row agree within 10 % (the JIT
     has settled), up to 2 × the minimum. Returns the seconds spent."""
-    minimum = options.warmup_apx if server.name == "apx" else options.warmup_uvicorn
+    minimum = options.warmup_apx if is_apx(server.name) else options.warmup_uvicorn
     if minimum <= 0:
         return 0
     began = time.monotonic()
@@ -292,10 +360,10 @@ def measure_group(label, servers, workload, options, runs):
                 result.update(workload=label, connections=connections, server=server.name, rep=rep,
                               warmup_s=warmups[server.name], loadavg=os.getloadavg()[0])
                 runs.append(result)
-                print(f"  {label:<20} c={connections:<4} {server.name:<10} rep {rep}: {result['rps']:>10,.0f} req/s  "
+                print(f"  {label:<20} c={connections:<4} {server.name:<11} rep {rep}: {result['rps']:>10,.0f} req/s  "
                       f"p50 {result['p50_ms']:.2f} ms  p99 {result['p99_ms']:.2f} ms  errors {result['errors']}  "
-                      f"server CPU {result['server_cpu_pct']:.0f} %",
-                      flush=True)
+                      f"server CPU {result['server_cpu_pct']:.0f} %  {result['cpu_us_per_req']:.0f} µs/req  "
+                      f"{result['ctx_per_req']:.3f} cs/req", flush=True)
 
 
 def command_output(command):
@@ -314,13 +382,15 @@ def machine():
                 break
     java = Path(os.environ["JAVA_HOME"]) / "bin" / "java"
     versions = command_output([str(VENV_PYTHON), "-c", "import importlib.metadata as m, sys; print(sys.version.split()[0], *["
-                               "f'{p}=' + m.version(p) for p in ('uvicorn','uvloop','httptools','websockets','starlette','fastapi','pydantic')])"])
+                               "f'{p}=' + m.version(p) for p in ('uvicorn','uvloop','httptools','websockets','starlette','fastapi','pydantic',"
+                               "'django','asyncpg','jinja2')])"])
     return {"nproc": os.cpu_count(), "cpu": cpu, "kernel": platform.release(),
             "java": subprocess.run([str(java), "-version"], capture_output=True, text=True).stderr.splitlines()[0],
             "python_and_packages": versions,
             "wrk": command_output(["wrk", "-v"]).splitlines()[0] if command_output(["wrk", "-v"]) else "?",
             "apx": command_output([str(ROOT / "bin" / "apx"), "--version"]),
-            "git": command_output(["git", "-C", str(ROOT), "describe", "--always", "--dirty"])}
+            "git": command_output(["git", "-C", str(ROOT), "describe", "--always", "--dirty"]),
+            "postgres": command_output([str(Path(os.environ[PG_BIN_VARIABLE]) / "postgres"), "--version"]) if PG_BIN_VARIABLE in os.environ else None}
 
 
 def parse_args(argv):
@@ -340,6 +410,12 @@ def parse_args(argv):
     p.add_argument("--render", metavar="RESULTS_JSON",
                    help="measure nothing: print the table, targets and chart of an earlier run's latest.json "
                         "(with --docs, also into docs/)")
+    p.add_argument("--apx-io", metavar="MODES", default="",
+                   help="comma-separated apx I/O modes (apx --io: loop, threads): apx runs once per mode, shown as "
+                        "apx:MODE, beside Uvicorn in the same run (default: one apx with its default mode, shown as apx)")
+    p.add_argument("--db-core", metavar="CPUS", default=WRK_CORE,
+                   help=f"the database rows' PostgreSQL: a taskset CPU list, or 'any' to leave it unpinned "
+                        f"(default {WRK_CORE}: beside wrk, so the server keeps core {SERVER_CORE} alone)")
     p.add_argument("--ceiling-classes", help=argparse.SUPPRESS)
     p.add_argument("--wsload-classes", help=argparse.SUPPRESS)
     options = p.parse_args(argv)
@@ -348,8 +424,13 @@ def parse_args(argv):
             if getattr(options, name) == p.get_default(name):
                 setattr(options, name, quick)
     options.connections = [int(c) for c in options.connections.split(",")]
+    modes = [m for m in options.apx_io.split(",") if m]
+    if any(m not in ("loop", "threads") for m in modes) or len(set(modes)) != len(modes):
+        p.error(f"--apx-io takes distinct modes out of loop, threads: {options.apx_io!r}")
+    options.apx_kinds = [f"apx:{m}" for m in modes] or ["apx"]
     if options.docs is None:
-        options.docs = not options.render and not options.quick and not options.only and options.reps >= 2 and options.connections == [50, 256]
+        options.docs = not options.render and not options.quick and not options.only and not options.apx_io \
+            and options.reps >= 2 and options.connections == [50, 256]
     if options.duration < 1 or options.reps < 1 or any(c < 1 for c in options.connections):
         p.error("--duration, --reps and --connections must be positive")
     return options
@@ -358,7 +439,7 @@ def parse_args(argv):
 def warmup_curve(workloads, options):
     """Each server fresh, loaded in 1-second wrk slices: where the req/s stop climbing is the warm-up needed."""
     for workload in workloads:
-        for kind in ("apx", "uvicorn"):
+        for kind in options.apx_kinds + ["uvicorn"]:
             server = start_server(kind, workload.app, workload.name)
             try:
                 wait_ready(server, workload)
@@ -371,27 +452,56 @@ def warmup_curve(workloads, options):
                 stop_server(server)
 
 
+def start_database(options):
+    """bench/run's own PostgreSQL for the database rows, its DSN in APX_BENCH_DSN for the servers."""
+    began = time.monotonic()
+    database = Postgres(RESULTS / "postgres.log", core=None if options.db_core == "any" else options.db_core).start()
+    os.environ[DSN_VARIABLE] = database.dsn
+    os.environ[PG_BIN_VARIABLE] = str(database.bin)
+    print(f"bench: PostgreSQL ({database.bin.parent.name}) on 127.0.0.1:{database.port}, "
+          f"{'unpinned' if options.db_core == 'any' else 'core ' + options.db_core}, ready with its data in "
+          f"{time.monotonic() - began:.0f} s; log in {database.log}", flush=True)
+    return database
+
+
 def main(argv):
     options = parse_args(argv)
     RESULTS.mkdir(exist_ok=True)
     if options.render:
         saved = json.loads(Path(options.render).read_text())
         rows = summarise(saved["runs"])
-        print(table(rows) + "\n\nIssue 6's targets in this run:\n" + targets(rows))
+        print(table(rows) + "\n\nIssue 12's targets in this run:\n" + targets(rows))
         chart(rows, RESULTS / "latest.png")
         print(f"bench: chart in {RESULTS / 'latest.png'}")
         if options.docs:
             update_docs(rows, saved["machine"], saved["settings"])
         return
-    if options.warmup_curve:
-        try:
-            warmup_curve([w for w in WORKLOADS if re.search(options.only, w.name)], options)
-        except BenchFailure as failure:
-            sys.exit(f"bench: {failure}")
-        return
+    selected = [w for w in WORKLOADS if re.search(options.only, w.name)]
+    # SIGTERM too ends the run through the finally blocks: servers and the database stopped
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
+    database = None
+    try:
+        if any(w.database for w in selected):
+            try:
+                database = start_database(options)
+            except PostgresError as e:
+                sys.exit(f"bench: {e}")
+        if options.warmup_curve:
+            try:
+                warmup_curve(selected, options)
+            except BenchFailure as failure:
+                sys.exit(f"bench: {failure}")
+            return
+        benchmark(selected, options)
+    finally:
+        if database:
+            database.stop()
+            print("bench: PostgreSQL stopped", flush=True)
+
+
+def benchmark(selected, options):
     began = time.monotonic()
     loadavg_start = os.getloadavg()[0]
-    selected = [w for w in WORKLOADS if re.search(options.only, w.name)]
     runs = []
     failures = []
     print(f"bench: {len(selected)} workload(s), connections {options.connections}, {options.reps} × {options.duration} s, "
@@ -410,7 +520,7 @@ def main(argv):
                 stop_server(server)
     for workload in selected:
         servers = [start_server(kind, workload.app, workload.name, interface=workload.interface)
-                   for kind in ("apx",) + workload.peers]
+                   for kind in options.apx_kinds + list(workload.peers)]
         try:
             measure_group(workload.name, servers, workload, options, runs)
         except BenchFailure as failure:
@@ -422,6 +532,7 @@ def main(argv):
     rows = summarise(runs)
     settings = {"duration": options.duration, "reps": options.reps, "connections": options.connections,
                 "warmup_apx": options.warmup_apx, "warmup_uvicorn": options.warmup_uvicorn, "only": options.only,
+                "apx_io": options.apx_io, "db_core": options.db_core if any(w.database for w in selected) else None,
                 "loadavg_start": loadavg_start, "failures": failures, "loadavg_end": os.getloadavg()[0],
                 "elapsed_s": time.monotonic() - began, "finished": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
                 "notes": {w.name: w.note for w in selected if w.note}}
@@ -432,7 +543,7 @@ def main(argv):
     print()
     print(table(rows))
     if any(r.get("ratio") for r in rows):
-        print("\nIssue 6's targets in this run:\n" + targets(rows))
+        print("\nIssue 12's targets in this run:\n" + targets(rows))
     print(f"\nbench: {settings['elapsed_s'] / 60:.1f} min; load average {loadavg_start:.2f} -> {settings['loadavg_end']:.2f}; "
           f"results in {RESULTS / 'latest.json'} and latest.tsv")
     if any(r.get("ratio") for r in rows):
@@ -445,4 +556,7 @@ def main(argv):
 
 
 if __name__ == "__main__":
-    main(sys.argv[1:])
+    try:
+        main(sys.argv[1:])
+    except KeyboardInterrupt:  # Ctrl-C: the finally blocks have stopped the servers and the database
+        sys.exit("bench: interrupted")

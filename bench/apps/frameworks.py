@@ -34,3 +34,24 @@ fastapi = FastAPI(openapi_url=None, docs_url=None, redoc_url=None)
 @fastapi.get("/items/{item_id}", response_model=Item)
 async def read_item(item_id: int, q: str = "") -> Item:
     return Item(id=item_id, name=q or "widget", price=9.99, tags=["a", "b"])
+
+
+class OrderLine(BaseModel):
+    sku: str
+    quantity: int
+    price: float
+
+
+class Order(BaseModel):
+    id: int
+    customer: str
+    email: str
+    lines: list[OrderLine]
+    note: str | None = None
+    paid: bool = False
+
+
+@fastapi.post("/orders", response_model=Order)
+async def create_order(order: Order) -> Order:
+    """fastapi-post: the body (bench/wrk/order.json) is validated into the model and sent back."""
+    return order

@@ -38,8 +38,9 @@ import java.util.concurrent.CountDownLatch;
  * apx sends them) answered by Java alone, no Python. Two variants:
  * <ul>
  *   <li>{@code netty}: a bare Netty handler on the settings of {@link Server} (epoll, one boss
- *       thread, one worker per available core, HttpServerCodec with apx's decoder limits,
- *       TCP_NODELAY, backlog 2048): what this machine can do with Netty at all;</li>
+ *       thread, one worker thread for the one core bench/run gives a server, HttpServerCodec with
+ *       apx's decoder limits, TCP_NODELAY, backlog 2048, no leak detector): what this machine can do
+ *       with Netty at all;</li>
  *   <li>{@code apx-server}: apx's own {@link Server} (pipeline, ExchangeHandler, NettyResponse)
  *       with an {@link HttpApp} written in Java: apx minus the ASGI layer and Python.</li>
  * </ul>
@@ -59,6 +60,8 @@ public final class NettyCeiling {
             System.exit(2);
         }
         int port = Integer.parseInt(args[1]);
+        // As apx's command line (cli/Main): Netty's sampled leak tracing fills stack traces on the hot path.
+        io.netty.util.ResourceLeakDetector.setLevel(io.netty.util.ResourceLeakDetector.Level.DISABLED);
         if (args[0].equals("netty")) {
             bareNetty(port);
         } else {
@@ -98,7 +101,8 @@ public final class NettyCeiling {
         }
         ServerConfig settings = ServerConfig.defaults();
         EventLoopGroup boss = new MultiThreadIoEventLoopGroup(1, EpollIoHandler.newFactory());
-        EventLoopGroup workers = new MultiThreadIoEventLoopGroup(settings.workerThreads(), EpollIoHandler.newFactory());
+        // One worker: bench/run pins every server to one core, where a second worker thread only adds switches.
+        EventLoopGroup workers = new MultiThreadIoEventLoopGroup(1, EpollIoHandler.newFactory());
         try {
             Channel listener = new ServerBootstrap()
                     .group(boss, workers)
@@ -118,7 +122,7 @@ public final class NettyCeiling {
                         }
                     })
                     .bind("127.0.0.1", port).sync().channel();
-            System.err.printf("netty ceiling on %s (epoll, %d worker threads)%n", listener.localAddress(), settings.workerThreads());
+            System.err.printf("netty ceiling on %s (epoll, 1 worker thread)%n", listener.localAddress());
             listener.closeFuture().sync();
         } finally {
             boss.shutdownGracefully();

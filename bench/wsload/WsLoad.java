@@ -49,7 +49,7 @@ import java.util.concurrent.TimeUnit;
  * its echo (checked byte for byte), sends the next. All connections open and load for
  * {@code --warmup} seconds (this JVM's JIT and the server's) before the measured window of
  * {@code --duration} seconds. Prints one JSON object: messages/s, latency percentiles (ms),
- * errors, and with {@code --cpu-pid} that process's CPU share over the window (from /proc).
+ * errors, and with {@code --cpu-pid} that process's CPU share and context switches over the window (from /proc).
  * No permessage-deflate: the echo path is measured, not zlib. One event-loop thread.
  */
 public final class WsLoad {
@@ -140,6 +140,7 @@ public final class WsLoad {
         }
         Thread.sleep((long) (warmup * 1000));
         long cpuBefore = cpuTicks(cpuPid);
+        long switchesBefore = contextSwitches(cpuPid);
         long start = System.nanoTime();
         long end = start + (long) (duration * 1e9);
         group.submit(() -> {
@@ -151,12 +152,14 @@ public final class WsLoad {
             Thread.onSpinWait();
         }
         long cpuAfter = cpuTicks(cpuPid);
+        long switches = contextSwitches(cpuPid) - switchesBefore;
         double elapsed = (System.nanoTime() - start) / 1e9;
         finished.await(10, TimeUnit.SECONDS); // each connection stops at its next echo after the window
         for (Channel channel : channels) {
             channel.close();
         }
-        return group.submit(() -> report(elapsed, cpuPid == null ? null : (cpuAfter - cpuBefore) / (clockTicks * elapsed))).get();
+        return group.submit(() -> report(elapsed, cpuPid == null ? null : (cpuAfter - cpuBefore) / (clockTicks * elapsed),
+                switches)).get();
     }
 
     private ChannelFuture connect(Connection connection) {
@@ -286,7 +289,7 @@ public final class WsLoad {
         latencies[count++] = nanos;
     }
 
-    private String report(double elapsed, Double cpuShare) {
+    private String report(double elapsed, Double cpuShare, long switches) {
         long[] sorted = Arrays.copyOf(latencies, count);
         Arrays.sort(sorted);
         StringBuilder json = new StringBuilder("{");
@@ -302,6 +305,7 @@ public final class WsLoad {
                 .append(", \"first_error\": ").append(firstError == null ? "null" : quote(firstError));
         if (cpuShare != null) {
             field(json, "server_cpu_pct", 100 * cpuShare);
+            json.append(", \"server_ctx_switches\": ").append(switches);
         }
         return json.append("}").toString();
     }
@@ -315,6 +319,28 @@ public final class WsLoad {
 
     private static String quote(String text) {
         return '"' + text.replace("\\", "\\\\").replace("\"", "\\\"").replaceAll("[\\x00-\\x1f]", " ") + '"';
+    }
+
+    /** Voluntary + involuntary context switches of a process's threads (/proc/PID/task/TID/status). */
+    private static long contextSwitches(String pid) throws java.io.IOException {
+        if (pid == null) {
+            return 0;
+        }
+        long total = 0;
+        try (var tasks = Files.list(Path.of("/proc", pid, "task"))) {
+            for (Path task : tasks.toList()) {
+                try {
+                    for (String line : Files.readAllLines(task.resolve("status"))) {
+                        if (line.startsWith("voluntary_ctxt_switches:") || line.startsWith("nonvoluntary_ctxt_switches:")) {
+                            total += Long.parseLong(line.substring(line.indexOf(':') + 1).trim());
+                        }
+                    }
+                } catch (java.nio.file.NoSuchFileException ended) {
+                    // a thread that ended between the listing and the read
+                }
+            }
+        }
+        return total;
     }
 
     /** utime + stime of a process, in clock ticks (/proc/PID/stat fields 14 and 15). */

@@ -191,6 +191,18 @@ async def block(scope, receive, send):
     await respond(send, 200, b"blocked")
 
 
+async def from_task(scope, receive, send):
+    """The response is sent by a task of the app's own (as Starlette's StreamingResponse and
+    BaseHTTPMiddleware do), which then lingers for the query's seconds."""
+    await read_body(receive)
+
+    async def respond_then_linger():
+        await respond(send, 200, b"from a task")
+        await asyncio.sleep(float(scope["query_string"] or 0))
+
+    await asyncio.create_task(respond_then_linger())
+
+
 async def pathsend_listen(scope, receive, send):
     """A task waits in receive() while the file goes out; it must then get http.disconnect."""
     await read_body(receive)
@@ -214,5 +226,5 @@ ROUTES = {
     "/trailers": trailers, "/wait-disconnect": wait_disconnect, "/sleep": sleep_forever,
     "/events": show_events, "/pathsend": pathsend, "/no-content": no_content,
     "/headers": headers_json, "/client": client, "/status": status, "/delay": delay, "/pathsend-listen": pathsend_listen,
-    "/block": block,
+    "/block": block, "/from-task": from_task,
 }

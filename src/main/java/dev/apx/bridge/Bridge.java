@@ -47,14 +47,14 @@ public final class Bridge implements AutoCloseable {
         interpreter.run(gil -> {
             bridge.resumeCallback = gil.function("apx_resume", (g, args) -> {
                 try (PyRef future = args.ref(0)) {
-                    bridge.resumeWaiters(g, future);
+                    bridge.eventLoop.callback(g, () -> bridge.resumeWaiters(g, future));
                 }
                 return null;
             });
             bridge.resumeSoonCallback = gil.function("apx_resume_soon", (g, args) -> {
                 Request request = bridge.inFlight.get((Long) args.get(0));
                 if (request != null) {
-                    request.resumeDeferred(g);
+                    bridge.eventLoop.callback(g, () -> request.resumeDeferred(g));
                 }
                 return null;
             });
@@ -168,6 +168,38 @@ public final class Bridge implements AutoCloseable {
     /** Runs {@code action} on the loop thread, with the GIL. Any thread. */
     public void runOnLoop(Consumer<Gil> action) {
         eventLoop.post(action);
+    }
+
+    /** The loop thread: it runs every continuation (and, hosting the server's I/O, every request). */
+    public Thread loopThread() {
+        return eventLoop.thread();
+    }
+
+    /** Calls {@code onReadable} on the loop thread each time {@code fd} is readable ({@code loop.add_reader}). Loop thread. */
+    public void watchReadable(int fd, Runnable onReadable) {
+        interpreter.run(gil -> {
+            try (PyRef callback = gil.function("apx_fd_readable", (g, args) -> {
+                eventLoop.callback(g, onReadable);
+                return null;
+            })) {
+                eventLoop.loop().callMethod(gil, "add_reader", fd, callback).close();
+            }
+        });
+    }
+
+    /** Stops watching {@code fd} ({@code loop.remove_reader}). Loop thread. */
+    public void unwatch(int fd) {
+        interpreter.run(gil -> eventLoop.loop().callMethod(gil, "remove_reader", fd).close());
+    }
+
+    /**
+     * Hooks for a server whose I/O runs on the loop thread: {@code atSafePoint} runs after each of
+     * the loop's calls into apx, where no task step is in progress ({@code hasWork}: whether it has
+     * anything to run); {@code afterOtherCall} after each other call from Python into Java there
+     * (an app's own task calling {@code send()}), where it may only ask for a later run. Any thread.
+     */
+    public void hostIo(Runnable atSafePoint, java.util.function.BooleanSupplier hasWork, Runnable afterOtherCall) {
+        eventLoop.post(gil -> eventLoop.hostIo(gil, atSafePoint, hasWork, afterOtherCall));
     }
 
     // --- the driver's side

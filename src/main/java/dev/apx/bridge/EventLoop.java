@@ -46,6 +46,11 @@ final class EventLoop implements AutoCloseable {
     private volatile long drivingSince;
     private Request reportedSlow;          // watchdog thread only
 
+    private static final int SAFE_POINT_ROUNDS = 16;
+    private int callbackDepth;              // loop thread only: apx callbacks in progress (see callback())
+    private Runnable ioAtSafePoint;          // loop thread only
+    private java.util.function.BooleanSupplier hostedIo = () -> false;
+
     private PyRef loop;
     private PyRef stopped; // done when the loop is to stop (apx._bridge.run_until_stopped)
     private AsyncioApi api;
@@ -183,7 +188,7 @@ final class EventLoop implements AutoCloseable {
                  if (!kind.equals("asyncio")) {
                      epoch++; // uvloop: no selector hook; count each wake-up as a fresh GIL acquisition
                  }
-                 readyQueue.drain(g);
+                 callback(g, () -> readyQueue.drain(g));
                  return null;
              })) {
             bridge.callMethod(gil, "LoopErrors", loop, onError).close();
@@ -297,6 +302,10 @@ final class EventLoop implements AutoCloseable {
         return stepLock;
     }
 
+    Thread thread() {
+        return thread;
+    }
+
     boolean isLoopThread() {
         return Thread.currentThread() == thread;
     }
@@ -311,12 +320,72 @@ final class EventLoop implements AutoCloseable {
         return readyLengthOwner == null ? 0 : readyLengthOwner.storedSize() * 1_000_000L + scheduled.storedSize();
     }
 
-    /** Runs {@code action} on the loop thread. */
+    /**
+     * Runs {@code action} on the loop thread. Posted by the loop thread inside one of apx's
+     * callbacks it costs no wake-up: it runs at the callback's end.
+     */
     void post(Consumer<Gil> action) {
         if (!running) {
             throw new IllegalStateException("apx: the event loop is not running");
         }
-        readyQueue.post(action);
+        if (callbackDepth > 0 && Thread.currentThread() == thread) {
+            readyQueue.postQuietly(action);
+        } else {
+            readyQueue.post(action);
+        }
+    }
+
+    /**
+     * Runs {@code body} as one of the loop's calls into apx (an fd reader, a done callback, a
+     * {@code call_soon}). When the outermost one ends, no task step is in progress on the loop
+     * thread: a safe point, where what the loop thread queued meanwhile runs (its own posts, and
+     * the {@link #hostIo hosted I/O}'s tasks). Loop thread, with the GIL.
+     */
+    void callback(Gil gil, Runnable body) {
+        callbackDepth++;
+        try {
+            body.run();
+        } finally {
+            if (callbackDepth == 1) {
+                safePoint(gil);
+            }
+            callbackDepth--;
+        }
+    }
+
+    private void safePoint(Gil gil) {
+        for (int round = 0; round < SAFE_POINT_ROUNDS; round++) {
+            boolean idle = readyQueue.isEmpty();
+            if (!idle) {
+                readyQueue.runQueued(gil);
+            }
+            Runnable hook = ioAtSafePoint;
+            if (hook != null && hostedIo.getAsBoolean()) {
+                idle = false;
+                hook.run();
+            }
+            if (idle) {
+                return;
+            }
+        }
+        readyQueue.wake(); // more work than one safe point should do: the rest in the loop's next round
+    }
+
+    /**
+     * A server's I/O hosted on the loop thread: {@code atSafePoint} runs at each safe point (it
+     * runs the I/O loop's queued tasks; {@code hasWork} says whether any are queued);
+     * {@code afterOtherCall} after each other call from Python into Java on the loop thread, e.g.
+     * an app's own task calling {@code send()}, where queued tasks must wait for a safe point.
+     * Loop thread.
+     */
+    void hostIo(Gil gil, Runnable atSafePoint, java.util.function.BooleanSupplier hasWork, Runnable afterOtherCall) {
+        ioAtSafePoint = atSafePoint;
+        hostedIo = hasWork;
+        interpreter.afterEachUpcall(() -> {
+            if (callbackDepth == 0) {
+                afterOtherCall.run();
+            }
+        });
     }
 
     @Override

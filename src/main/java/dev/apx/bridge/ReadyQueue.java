@@ -36,13 +36,23 @@ final class ReadyQueue implements AutoCloseable {
         }
     }
 
+    /** Queues {@code action} without waking the loop: the loop thread's own posts, run at its next safe point. */
+    void postQuietly(Consumer<Gil> action) {
+        actions.add(action);
+    }
+
     /** Runs what was queued; called on the loop thread when the eventfd is readable. */
     void drain(Gil gil) {
         // Reset the eventfd first, then the flag: a post whose wake-up we may have just swallowed
         // was queued before the size() below; a post after the flag is cleared signals again.
         eventFd.reset();
         wakePending.set(false);
-        int budget = actions.size(); // what is queued now; later posts wait for the next round
+        runQueued(gil);
+    }
+
+    /** Runs what is queued now (later posts wait for the next round); on the loop thread. */
+    void runQueued(Gil gil) {
+        int budget = actions.size();
         Consumer<Gil> action;
         while (budget-- > 0 && (action = actions.poll()) != null) {
             try {

@@ -39,6 +39,12 @@ class Choice<E extends Enum<E>> implements CommandLine.ITypeConverter<E> {
         }
     }
 
+    static final class Io extends Choice<IoMode> {
+        Io() {
+            super(IoMode.class);
+        }
+    }
+
     static final class LifespanMode extends Choice<Lifespan.Mode> {
         LifespanMode() {
             super(Lifespan.Mode.class);

@@ -3,13 +3,16 @@ package dev.apx.cli;
 import dev.apx.asgi.AsgiHttp;
 import dev.apx.asgi.AsgiWebSocket;
 import dev.apx.asgi.Lifespan;
+import dev.apx.asgi.LoopIoHost;
 import dev.apx.bridge.Bridge;
 import dev.apx.bridge.BridgeConfig;
+import dev.apx.bridge.StartMode;
 import dev.apx.python.Interpreter;
 import dev.apx.python.PyRef;
 import dev.apx.python.PythonInstall;
 import dev.apx.log.Log;
 import dev.apx.server.HttpApp;
+import dev.apx.server.IoHost;
 import dev.apx.server.Server;
 import dev.apx.server.ServerConfig;
 import dev.apx.server.WebSocketConfig;
@@ -110,14 +113,19 @@ final class Serve {
     private Served serveAsgi(Interpreter interpreter, PyRef loaded, Interface kind, ServerConfig config, WebSocketConfig wsConfig)
             throws Lifespan.StartupFailed, InterruptedException, BindFailed {
         PyRef app = kind.asAsgi3(interpreter, loaded);
-        Bridge bridge = Bridge.start(interpreter, BridgeConfig.defaults().withLoop(options.loop)
-                .withSlowDriveMillis(Math.round(options.slowCallbackDuration * 1000)));
+        BridgeConfig bridgeConfig = BridgeConfig.defaults().withLoop(options.loop)
+                .withSlowDriveMillis(Math.round(options.slowCallbackDuration * 1000));
+        if (options.ioMode == IoMode.LOOP) {
+            bridgeConfig = bridgeConfig.withStartMode(StartMode.LOOP); // requests arrive on the loop thread: no step lock
+        }
+        Bridge bridge = Bridge.start(interpreter, bridgeConfig);
         PyRef state = interpreter.call(gil -> gil.dict(Map.of()));
         Lifespan lifespan = new Lifespan(bridge, app, state, options.lifespan);
         lifespan.startup();
         AsgiHttp http = new AsgiHttp(bridge, app, state, options.asgiConfig());
         AsgiWebSocket webSocket = new AsgiWebSocket(bridge, app, state, options.asgiConfig());
-        Server server = bind(config, http, new WebSockets(webSocket, wsConfig));
+        Server server = bind(config, http, new WebSockets(webSocket, wsConfig),
+                options.ioMode == IoMode.LOOP ? new LoopIoHost(bridge) : null);
         return new Served(server, () -> {
             try {
                 lifespan.shutdown(30);
@@ -127,16 +135,19 @@ final class Serve {
         });
     }
 
-    /** WSGI: no event loop, no lifespan, no WebSockets (as Uvicorn's --interface wsgi). */
+    /**
+     * WSGI: no event loop, no lifespan, no WebSockets (as Uvicorn's --interface wsgi); Netty's own
+     * I/O threads whatever --io says, since there is no asyncio loop to host them.
+     */
     private Served serveWsgi(Interpreter interpreter, PyRef app, ServerConfig config) throws BindFailed {
         WsgiHttp http = new WsgiHttp(interpreter, app, options.wsgiConfig());
-        Server server = bind(config, http, null);
+        Server server = bind(config, http, null, null);
         return new Served(server, () -> http.close(5000));
     }
 
-    private static Server bind(ServerConfig config, HttpApp http, WebSockets webSockets) throws BindFailed {
+    private static Server bind(ServerConfig config, HttpApp http, WebSockets webSockets, IoHost host) throws BindFailed {
         try {
-            return Server.start(config, http, webSockets);
+            return Server.start(config, http, webSockets, host);
         } catch (RuntimeException e) {
             Log.error("cannot bind " + (config.uds() != null ? config.uds() : config.host() + ":" + config.port()) + ": " + e.getMessage());
             throw new BindFailed();

@@ -240,6 +240,15 @@ public final class Interpreter {
         return callables;
     }
 
+    /**
+     * Runs {@code hook} (or nothing, with null) each time a call from Python into Java on the current
+     * thread returns, still holding the GIL: for a thread that lives inside Python (the loop thread),
+     * the one place to finish Java work its calls left queued.
+     */
+    public void afterEachUpcall(Runnable hook) {
+        threads.get().afterUpcall = hook;
+    }
+
     /** Marks a thread that Python called into Java (an upcall) as holding the GIL. */
     Gil enterFromPython() {
         ThreadState state = threads.get();
@@ -253,6 +262,14 @@ public final class Interpreter {
 
     void exitFromPython() {
         ThreadState state = threads.get();
+        Runnable hook = state.afterUpcall;
+        if (hook != null) {
+            try {
+                hook.run();
+            } catch (RuntimeException e) {
+                dev.apx.log.Log.error("apx: an upcall's return hook failed", e);
+            }
+        }
         if (--state.depth == 0) {
             state.promoteYoung();
             state.gil.close();
@@ -265,6 +282,7 @@ public final class Interpreter {
         private long threadState; // PyThreadState*, 0 until the first entry
         private int depth;
         private boolean released; // inside Gil.allowThreads
+        private Runnable afterUpcall;
         private Gil gil;
         private Scratch scratch;
         private final java.util.ArrayList<PyRef> young = new java.util.ArrayList<>();

@@ -42,9 +42,24 @@ public final class Server implements AutoCloseable {
 
     /** With {@code webSockets} (null: upgrade requests reach {@code app} as plain HTTP, as Uvicorn's {@code --ws none}). */
     public static Server start(ServerConfig config, HttpApp app, WebSockets webSockets) {
+        return start(config, app, webSockets, null);
+    }
+
+    /**
+     * With {@code host} (or null): every socket's I/O runs on the host's thread, the asyncio loop's,
+     * so a request needs no hand-off between threads; else on Netty's own threads ({@code
+     * config.workerThreads()} of them). Without the native epoll transport, Netty's threads.
+     */
+    public static Server start(ServerConfig config, HttpApp app, WebSockets webSockets, IoHost host) {
         Transport transport = Transport.best();
-        EventLoopGroup boss = new MultiThreadIoEventLoopGroup(1, transport.ioHandlers());
-        EventLoopGroup workers = new MultiThreadIoEventLoopGroup(config.workerThreads(), transport.ioHandlers());
+        EventLoopGroup boss;
+        EventLoopGroup workers;
+        if (host != null && transport.name().equals("epoll") && HostedEventLoop.available()) {
+            boss = workers = HostedEventLoop.start(host);
+        } else {
+            boss = new MultiThreadIoEventLoopGroup(1, transport.ioHandlers());
+            workers = new MultiThreadIoEventLoopGroup(config.workerThreads(), transport.ioHandlers());
+        }
         ServerState state = new ServerState(config, app, new DefaultChannelGroup(GlobalEventExecutor.INSTANCE), new AtomicInteger(),
                 webSockets != null && webSockets.config().enabled() ? webSockets : null);
         try {
@@ -85,6 +100,11 @@ public final class Server implements AutoCloseable {
     /** "epoll" or "nio". */
     public String transport() {
         return transport.name();
+    }
+
+    /** True when the I/O runs on the {@link IoHost}'s thread. */
+    public boolean hosted() {
+        return workers instanceof HostedEventLoop;
     }
 
     /** Requests whose response is not complete. */
@@ -145,6 +165,7 @@ public final class Server implements AutoCloseable {
 
     private static void shutdown(EventLoopGroup boss, EventLoopGroup workers) {
         boss.shutdownGracefully(0, 2, TimeUnit.SECONDS);
-        workers.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
+        // bounded: a hosted loop whose host has stopped running it would never terminate
+        workers.shutdownGracefully(0, 2, TimeUnit.SECONDS).awaitUninterruptibly(10, TimeUnit.SECONDS);
     }
 }

@@ -197,12 +197,42 @@ class CommandLineIT {
                 .containsPattern("INFO:     127\\.0\\.0\\.1:\\d+ - \"GET /\\?plain HTTP/1\\.1\" 200");
     }
 
+    /**
+     * {@code --io loop} (the default) serves from the event loop's thread: the process has no Netty
+     * event-loop threads; {@code --io threads} (or {@code APX_IO=threads}) has them. Read from /proc,
+     * as an operator would see them.
+     */
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"default|false", "--io threads|true", "APX_IO=threads|true", "--io loop|false"})
+    void ioOptionChoosesWhichThreadsServeTheSockets(String caseText) throws Exception {
+        String[] parts = caseText.split("\\|");
+        Map<String, String> env = parts[0].contains("=") ? Map.of(parts[0].split("=")[0], parts[0].split("=")[1]) : Map.of();
+        List<String> args = new ArrayList<>(parts[0].startsWith("--") ? List.of(parts[0].split(" ")) : List.of());
+        args.addAll(List.of("--python", python("3.11").toString(), "--app-dir", EXAMPLES.toString(), "--port", "0",
+                "--no-access-log", "hello:app"));
+        Served served = serve(env, args.toArray(String[]::new));
+        assertThat(served.get("/")).isEqualTo("Hello, world!");
+        List<String> threads = new ArrayList<>();
+        try (var tasks = Files.list(Path.of("/proc", String.valueOf(served.process.pid()), "task"))) {
+            for (Path task : tasks.toList()) {
+                threads.add(Files.readString(task.resolve("comm")).strip());
+            }
+        }
+        Result result = served.stop();
+
+        assertThat(result.exitCode()).as(result.stderr()).isZero();
+        assertThat(threads).contains("apx-loop");
+        assertThat(threads.stream().anyMatch(name -> name.startsWith("multiThreadIoEv")))
+                .as("Netty event-loop threads among %s", threads).isEqualTo(Boolean.parseBoolean(parts[1]));
+    }
+
     @ParameterizedTest(name = "{0}")
     @ValueSource(strings = {
             "--loop foo|Invalid value for option '--loop': 'foo' is not one of 'auto', 'asyncio', 'uvloop'.",
             "--lifespan maybe|Invalid value for option '--lifespan': 'maybe' is not one of 'auto', 'on', 'off'.",
             "--log-level loud|Invalid value for option '--log-level': 'loud' is not one of 'trace', 'debug', 'info', 'warning', 'error', 'critical'.",
-            "APX_LOOP=tokio|Invalid value for option '--loop': 'tokio' is not one of 'auto', 'asyncio', 'uvloop'."})
+            "APX_LOOP=tokio|Invalid value for option '--loop': 'tokio' is not one of 'auto', 'asyncio', 'uvloop'.",
+            "--io both|Invalid value for option '--io': 'both' is not one of 'loop', 'threads'."})
     void badChoicesAreUsageErrorsBeforePythonStarts(String caseText) {
         String[] parts = caseText.split("\\|");
         Map<String, String> env = parts[0].contains("=") ? Map.of(parts[0].split("=")[0], parts[0].split("=")[1]) : Map.of();

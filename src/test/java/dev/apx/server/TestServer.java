@@ -4,9 +4,11 @@ import dev.apx.asgi.AsgiConfig;
 import dev.apx.asgi.AsgiHttp;
 import dev.apx.asgi.AsgiWebSocket;
 import dev.apx.asgi.Lifespan;
+import dev.apx.asgi.LoopIoHost;
 import dev.apx.bridge.Bridge;
 import dev.apx.bridge.BridgeConfig;
 import dev.apx.bridge.LoopKind;
+import dev.apx.bridge.StartMode;
 import dev.apx.python.Interpreter;
 import dev.apx.python.PyRef;
 import dev.apx.python.TestPython;
@@ -34,7 +36,7 @@ public final class TestServer implements AutoCloseable {
     }
 
     public TestServer(String module, String attribute, ServerConfig config, AsgiConfig asgiConfig) {
-        this(module, attribute, config, asgiConfig, BridgeConfig.defaults().withLoop(LoopKind.ASYNCIO));
+        this(module, attribute, config, asgiConfig, BridgeConfig.defaults().withLoop(LoopKind.ASYNCIO).withStartMode(StartMode.LOOP));
     }
 
     public TestServer(String module, String attribute, ServerConfig config, AsgiConfig asgiConfig, BridgeConfig bridgeConfig) {
@@ -44,7 +46,7 @@ public final class TestServer implements AutoCloseable {
     /** Serves both ASGI protocols; {@code webSockets} may be {@link WebSocketConfig#disabled()}. */
     static TestServer withWebSockets(String module, String attribute, WebSocketConfig webSockets) {
         return new TestServer(module, attribute, ServerConfig.defaults().withAccessLog(false), AsgiConfig.defaults(),
-                BridgeConfig.defaults().withLoop(LoopKind.ASYNCIO), webSockets);
+                BridgeConfig.defaults().withLoop(LoopKind.ASYNCIO).withStartMode(StartMode.LOOP), webSockets);
     }
 
     private TestServer(String module, String attribute, ServerConfig config, AsgiConfig asgiConfig, BridgeConfig bridgeConfig,
@@ -64,7 +66,10 @@ public final class TestServer implements AutoCloseable {
         }
         http = new AsgiHttp(bridge, app, state, asgiConfig);
         webSocket = webSockets == null ? null : new AsgiWebSocket(bridge, app, state, asgiConfig);
-        server = Server.start(config.withPort(0), http, webSocket == null ? null : new WebSockets(webSocket, webSockets));
+        // As the CLI: the loop thread runs the sockets' I/O, except for the tests of the CALLER start
+        // mode, which need callers (Netty's threads) to start requests.
+        IoHost host = bridge.startMode() == StartMode.CALLER ? null : new LoopIoHost(bridge);
+        server = Server.start(config.withPort(0), http, webSocket == null ? null : new WebSockets(webSocket, webSockets), host);
     }
 
     public TestServer(String module, String attribute) {
