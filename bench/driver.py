@@ -57,6 +57,8 @@ class Workload:
     content_type: str = ""  # ... with this content type
     check: object = None   # answers.py's check of the answer, instead of expect_bytes
     database: bool = False  # needs bench/run's PostgreSQL (APX_BENCH_DSN)
+    interface: str = ""  # apx's and Uvicorn's --interface (wsgi), else the default
+    peers: tuple = ("uvicorn",)  # the servers apx is measured against
 
 
 WORKLOADS = [
@@ -86,6 +88,13 @@ WORKLOADS = [
     Workload("updates-5", "db:app", "/updates?queries=5", check=answers.worlds_in_database(5), database=True,
              connections=(64,)),
     # apx rows appear once apx serves WebSockets (issue 5); until then only Uvicorn's is measured.
+    # WSGI (issue 16): apx --interface wsgi against Gunicorn's threaded worker and Uvicorn --interface wsgi
+    Workload("flask-hello", "wsgi_apps:flask", "/", expect_bytes=13, interface="wsgi", peers=("gunicorn", "uvicorn"),
+             note="Gunicorn -k gthread, 1 worker, 8 threads; Uvicorn --interface wsgi (its WSGIMiddleware)"),
+    Workload("flask-json", "wsgi_apps:flask", "/json", interface="wsgi", peers=("gunicorn", "uvicorn"),
+             expect_bytes=len(b'{"items":[1,2,3],"message":"Hello, world!"}\n')),
+    Workload("django-wsgi", "wsgi_apps:django_app", "/json", interface="wsgi", peers=("gunicorn", "uvicorn"),
+             expect_bytes=len(b'{"message": "Hello, world!", "items": [1, 2, 3]}')),
     Workload("websocket-echo", "raw:ws_echo", "/", websocket=True, connections=(100,),
              note="64-byte text messages echoed, closed loop per connection (bench/wsload/WsLoad.java); req/s = messages/s"),
 ]
@@ -109,25 +118,29 @@ def free_port():
         return s.getsockname()[1]
 
 
-def server_command(kind, app, port, ceiling_classes=None):
+def server_command(kind, app, port, ceiling_classes=None, interface=""):
+    chosen = ["--interface", interface] if interface else []
     if is_apx(kind):  # "apx" (its defaults) or "apx:MODE" (--io MODE)
         io = ["--io", kind.split(":", 1)[1]] if ":" in kind else []
         return [str(ROOT / "bin" / "apx"), "--python", str(VENV_PYTHON), "--app-dir", str(APPS), "--port", str(port),
-                "--no-access-log", "--log-level", "warning"] + io + [app]
+                "--no-access-log", "--log-level", "warning"] + io + chosen + [app]
     if kind == "uvicorn":
         return [str(VENV_PYTHON), "-m", "uvicorn", "--loop", "uvloop", "--http", "httptools", "--app-dir", str(APPS),
-                "--port", str(port), "--no-access-log", "--log-level", "warning", app]
+                "--port", str(port), "--no-access-log", "--log-level", "warning"] + chosen + [app]
+    if kind == "gunicorn":  # the common threaded deployment of a WSGI app, one process as apx's
+        return [str(VENV_PYTHON), "-m", "gunicorn", "-k", "gthread", "-w", "1", "--threads", "8", "--chdir", str(APPS),
+                "-b", f"127.0.0.1:{port}", "--log-level", "warning", app]
     # the two Java-only ceilings of bench/ceiling/NettyCeiling.java
     java = Path(os.environ["JAVA_HOME"]) / "bin" / "java"
     return [str(java), "--enable-native-access=ALL-UNNAMED", "-cp", f"{ceiling_classes}:{ROOT / 'target' / 'apx.jar'}",
             "NettyCeiling", kind, str(port)]
 
 
-def start_server(kind, app, label, ceiling_classes=None):
+def start_server(kind, app, label, ceiling_classes=None, interface=""):
     port = free_port()
     log = RESULTS / f"server-{label}-{kind}.log"
     with open(log, "w") as out:
-        process = subprocess.Popen(["taskset", "-c", SERVER_CORE] + server_command(kind, app, port, ceiling_classes),
+        process = subprocess.Popen(["taskset", "-c", SERVER_CORE] + server_command(kind, app, port, ceiling_classes, interface),
                                    stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
     return Server(kind, process, port, log)
 
@@ -232,10 +245,20 @@ def parse_wrk(output):
 
 
 def cpu_seconds(server):
-    """User + system CPU time of the server process so far (all its threads)."""
-    with open(f"/proc/{server.process.pid}/stat") as f:
-        fields = f.read().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    """User + system CPU time of the server process so far (all its threads), with its live children
+    (Gunicorn's worker)."""
+    return _cpu_ticks(server.process.pid) / os.sysconf("SC_CLK_TCK")
+
+
+def _cpu_ticks(pid):
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        with open(f"/proc/{pid}/task/{pid}/children") as f:
+            children = [int(child) for child in f.read().split()]
+    except FileNotFoundError:
+        return 0
+    return int(fields[11]) + int(fields[12]) + sum(_cpu_ticks(child) for child in children)
 
 
 def context_switches(server):
@@ -304,7 +327,7 @@ def wrk(server, workload, connections, seconds):
 def warm_up(server, workload, options):
     """Load for the minimum warm-up, then in 2-s slices until two in a row agree within 10 % (the JIT
     has settled), up to 2 × the minimum. Returns the seconds spent."""
-    minimum = options.warmup_apx if server.name != "uvicorn" else options.warmup_uvicorn
+    minimum = options.warmup_apx if is_apx(server.name) else options.warmup_uvicorn
     if minimum <= 0:
         return 0
     began = time.monotonic()
@@ -498,7 +521,8 @@ def benchmark(selected, options):
             finally:
                 stop_server(server)
     for workload in selected:
-        servers = [start_server(kind, workload.app, workload.name) for kind in options.apx_kinds + ["uvicorn"]]
+        servers = [start_server(kind, workload.app, workload.name, interface=workload.interface)
+                   for kind in options.apx_kinds + list(workload.peers)]
         try:
             measure_group(workload.name, servers, workload, options, runs)
         except BenchFailure as failure:

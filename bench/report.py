@@ -13,6 +13,8 @@ ROOT = Path(__file__).resolve().parent.parent
 TARGETS = {"fastapi-json": 1.5, "fastapi-post": 1.5, "starlette-json": 1.8, "django-json": 1.3,
            "db": 1.5, "fortunes": 1.5, "queries-20": 1.2, "updates-5": 1.2,
            "plaintext": 2.5, "echo-4k": 2.0, "stream-64x1k": 3.0}
+# Issue 16's, against Gunicorn -k gthread (the WSGI rows' "ratio" column stays apx/Uvicorn --interface wsgi)
+WSGI_TARGETS = {"flask-hello": 2.0, "django-wsgi": 1.5}
 CEILING_TARGET_PCT = 70  # apx plaintext as a share of bare Netty measured in the same run
 
 
@@ -56,6 +58,11 @@ def summarise(runs):
         # a server that answered nothing in the window has no p99 to compare (wrk reports 0)
         row["p99_ok"] = row["requests"] > 0 and row["p99_ms"] <= uvicorn["p99_ms"] \
             if is_apx(row["server"]) and uvicorn else None
+    for row in rows:  # the WSGI rows: apx against Gunicorn too
+        gunicorn = by_key.get((row["workload"], row["connections"], "gunicorn"))
+        row["gunicorn_ratio"] = row["rps"] / gunicorn["rps"] if is_apx(row["server"]) and gunicorn else None
+        row["gunicorn_cpu_ratio"] = row["per_cpu_s"] / gunicorn["per_cpu_s"] \
+            if is_apx(row["server"]) and gunicorn and gunicorn["per_cpu_s"] else None
     ceiling = {r["connections"]: r for r in rows if r["workload"] == "plaintext-ceiling" and r["server"] == "netty"}
     for row in rows:
         if row["workload"] == "plaintext" and is_apx(row["server"]) and row["connections"] in ceiling:
@@ -85,6 +92,10 @@ def table(rows):
             ratio += " · p99 above Uvicorn's"
         if "of_ceiling_pct" in r:
             ratio += f" ({r['of_ceiling_pct']:.0f} % of netty)"
+        if r.get("gunicorn_ratio"):
+            ratio += f"; vs gunicorn **{r['gunicorn_ratio']:.2f}×** · per CPU-s {r['gunicorn_cpu_ratio'] or 0:.2f}×"
+            if r["workload"] in WSGI_TARGETS:
+                ratio += f" (target {WSGI_TARGETS[r['workload']]:.1f}×)"
         lines.append(f"| {r['workload']} | {r['connections']} | {r['server']} | {r['rps']:,.0f} | {r['spread_pct']:.0f} % "
                      f"| {r['p50_ms']:.2f} | {r['p99_ms']:.2f} | {r['errors']} | {r['server_cpu_pct']:.0f} % "
                      f"| {_per_request(r.get('cpu_us_per_req'), 0)} | {_per_request(r.get('ctx_per_req'), 3)} "
@@ -105,6 +116,11 @@ def targets(rows):
             if r["workload"] == workload and r.get("ratio") is not None:
                 lines.append(f"- {workload} at {r['connections']}{_who(r)}: {r['ratio']:.2f}× of ≥ {target:.1f}×: "
                              f"{verdict(r['ratio'] >= target)}")
+    for workload, target in WSGI_TARGETS.items():
+        for r in rows:
+            if r["workload"] == workload and r.get("gunicorn_ratio"):
+                lines.append(f"- {workload} at {r['connections']}: {r['gunicorn_ratio']:.2f}× Gunicorn gthread of ≥ {target:.1f}×: "
+                             f"{verdict(r['gunicorn_ratio'] >= target)}")
     for r in rows:
         if r.get("p99_ok") is not None:
             theirs = by_key[(r["workload"], r["connections"], "uvicorn")]["p99_ms"]

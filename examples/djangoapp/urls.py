@@ -8,4 +8,5 @@ urlpatterns = [
     path("hello/<str:name>", views.hello),
     path("echo", csrf_exempt(views.echo)),
     path("stream", views.stream),
+    path("plain", views.plain),
 ]

@@ -20,3 +20,8 @@ async def stream(request):
         for i in range(3):
             yield f"part {i}\n"
     return StreamingHttpResponse(parts(), content_type="text/plain")
+
+
+def plain(request):
+    """A synchronous view: what a WSGI deployment runs without an async-to-sync hop."""
+    return HttpResponse("Hello from Django", content_type="text/plain")

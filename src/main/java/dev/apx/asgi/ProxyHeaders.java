@@ -12,17 +12,27 @@ import java.util.Set;
  * {@code x-forwarded-for} (all such headers joined; the first entry when every one is trusted)
  * becomes the client, with its port when it carries one, else port 0.
  */
-final class ProxyHeaders {
+public final class ProxyHeaders {
     private static final Set<String> SCHEMES = Set.of("http", "https", "ws", "wss");
 
     private ProxyHeaders() {
     }
 
+    /** The scheme and the client ({host, port}) a request comes from. */
+    public record Origin(String scheme, Object[] client) {
+    }
+
     /** {@code scope} with the scheme and client the trusted proxy forwarded, or {@code scope} itself. */
     static Scope apply(Scope scope, RequestHead head, AsgiConfig config) {
+        Origin origin = forwarded(new Origin(scope.scheme(), scope.client()), head, config);
+        return origin == null ? scope : scope.withForwarded(origin.scheme(), origin.client());
+    }
+
+    /** The origin a trusted proxy names in {@code head}'s headers, or null when none does (WSGI's environ uses it too). */
+    public static Origin forwarded(Origin direct, RequestHead head, AsgiConfig config) {
         TrustedHosts trusted = config.forwardedAllowIps();
         if (!config.proxyHeaders() || head.client() == null || !trusted.contains(head.client().getAddress())) {
-            return scope;
+            return null;
         }
         String proto = null;
         List<String> forwardedFor = new ArrayList<>();
@@ -33,15 +43,15 @@ final class ProxyHeaders {
                 forwardedFor.add(header[1]);
             }
         }
-        String scheme = proto != null && SCHEMES.contains(proto) ? proto : scope.scheme();
+        String scheme = proto != null && SCHEMES.contains(proto) ? proto : direct.scheme();
         if (forwardedFor.isEmpty()) {
-            return scope.withForwarded(scheme, scope.client());
+            return new Origin(scheme, direct.client());
         }
         Object[] client = clientOf(String.join(", ", forwardedFor).split(",", -1), trusted);
         if (((String) client[0]).isEmpty()) {
-            client = scope.client(); // an empty header names nobody
+            client = direct.client(); // an empty header names nobody
         }
-        return scope.withForwarded(scheme, client);
+        return new Origin(scheme, client);
     }
 
     private static Object[] clientOf(String[] hosts, TrustedHosts trusted) {

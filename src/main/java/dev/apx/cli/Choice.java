@@ -56,4 +56,10 @@ class Choice<E extends Enum<E>> implements CommandLine.ITypeConverter<E> {
             super(Log.Level.class);
         }
     }
+
+    static final class InterfaceKind extends Choice<Interface> {
+        InterfaceKind() {
+            super(Interface.class);
+        }
+    }
 }

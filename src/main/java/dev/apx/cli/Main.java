@@ -9,6 +9,7 @@ import dev.apx.python.PythonSetupException;
 import dev.apx.server.Limits;
 import dev.apx.log.Log;
 import dev.apx.server.ServerConfig;
+import dev.apx.wsgi.WsgiConfig;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -142,6 +143,16 @@ public final class Main implements Callable<Integer> {
     @Option(names = "--env-file", paramLabel = "PATH", description = "Environment variables for the app (KEY=VALUE lines).")
     Path envFile;
 
+    // ---- WSGI and ASGI 2 (dev.apx.wsgi, _apx._interface)
+
+    @Option(names = "--interface", defaultValue = "auto", paramLabel = "[auto|asgi3|asgi2|wsgi]", converter = Choice.InterfaceKind.class,
+            description = "The app's interface; auto picks asgi3 or asgi2 as Uvicorn does (wsgi must be named). Default: auto.")
+    Interface appInterface;
+
+    @Option(names = "--blocking-threads", paramLabel = "N", defaultValue = "" + WsgiConfig.DEFAULT_THREADS,
+            description = "Threads that run a WSGI app (--interface wsgi); requests beyond them wait. Default: ${DEFAULT-VALUE}.")
+    int blockingThreads;
+
     @CommandLine.Mixin
     WebSocketOptions webSockets = new WebSocketOptions();
 
@@ -188,6 +199,7 @@ public final class Main implements Callable<Integer> {
                 throw new IllegalArgumentException("--slow-callback-duration must be 0 or more seconds, got " + slowCallbackDuration);
             }
             AppLoader.checkSpec(app);
+            wsgiConfig(); // bad --blocking-threads fails before Python starts
             return new Serve(this).run();
         } catch (PythonSetupException | IllegalArgumentException | java.io.UncheckedIOException e) {
             System.err.println("apx: error: " + e.getMessage());
@@ -208,6 +220,10 @@ public final class Main implements Callable<Integer> {
                 timeoutRequestHeader, timeoutWrite, limitMaxRequests == null ? 0 : limitMaxRequests);
         return new ServerConfig(host, port, uds, backlog, timeoutKeepAlive, limitConcurrency == null ? 0 : limitConcurrency,
                 serverHeader, dateHeader, limitRequestLine, limitRequestHeaders, accessLog, d.workerThreads(), limits);
+    }
+
+    WsgiConfig wsgiConfig() {
+        return new WsgiConfig(asgiConfig(), blockingThreads, Math.round(slowCallbackDuration * 1000));
     }
 
     AsgiConfig asgiConfig() {

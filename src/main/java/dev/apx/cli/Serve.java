@@ -11,10 +11,13 @@ import dev.apx.python.Interpreter;
 import dev.apx.python.PyRef;
 import dev.apx.python.PythonInstall;
 import dev.apx.log.Log;
+import dev.apx.server.HttpApp;
+import dev.apx.server.IoHost;
 import dev.apx.server.Server;
 import dev.apx.server.ServerConfig;
 import dev.apx.server.WebSocketConfig;
 import dev.apx.server.WebSockets;
+import dev.apx.wsgi.WsgiHttp;
 import sun.misc.Signal;
 
 import java.io.IOException;
@@ -54,37 +57,21 @@ final class Serve {
         Signal.handle(new Signal("INT"), signal -> stop.countDown());
         Signal.handle(new Signal("TERM"), signal -> stop.countDown());
 
-        BridgeConfig bridgeConfig = BridgeConfig.defaults().withLoop(options.loop)
-                .withSlowDriveMillis(Math.round(options.slowCallbackDuration * 1000));
-        if (options.ioMode == IoMode.LOOP) {
-            bridgeConfig = bridgeConfig.withStartMode(StartMode.LOOP); // requests arrive on the loop thread: no step lock
-        }
-        Bridge bridge = Bridge.start(interpreter, bridgeConfig);
-        PyRef state = interpreter.call(gil -> gil.dict(Map.of()));
-        Lifespan lifespan = new Lifespan(bridge, app, state, options.lifespan);
+        ServerConfig config = options.serverConfig();
+        Interface kind = options.appInterface.resolve(interpreter, app);
+        Served served;
         try {
-            lifespan.startup();
+            served = kind == Interface.WSGI ? serveWsgi(interpreter, app, config) : serveAsgi(interpreter, app, kind, config, wsConfig);
         } catch (Lifespan.StartupFailed e) {
             Log.error(e.getMessage());
             Log.error("Application startup failed. Exiting.");
             return 3;
         } catch (InterruptedException e) {
             return 1;
-        }
-        ServerConfig config = options.serverConfig();
-        if (options.warmup > 0) {
-            WarmUp.run(interpreter, bridge, config, options.asgiConfig(), options.warmup);
-        }
-        AsgiHttp http = new AsgiHttp(bridge, app, state, options.asgiConfig());
-        AsgiWebSocket webSocket = new AsgiWebSocket(bridge, app, state, options.asgiConfig());
-        Server server;
-        try {
-            server = Server.start(config, http, new WebSockets(webSocket, wsConfig),
-                    options.ioMode == IoMode.LOOP ? new LoopIoHost(bridge) : null);
-        } catch (RuntimeException e) {
-            Log.error("cannot bind " + (config.uds() != null ? config.uds() : config.host() + ":" + config.port()) + ": " + e.getMessage());
+        } catch (BindFailed e) {
             return 1;
         }
+        Server server = served.server();
         if (config.uds() != null) {
             Log.info("apx running on unix socket " + config.uds() + " (Press CTRL+C to quit)");
         } else {
@@ -107,12 +94,67 @@ final class Serve {
                 server.drain(CANCELLED_GRACE); // their 500s or closes go out; an app that ignores the cancel is not waited for
             }
             server.close();
-            lifespan.shutdown(30);
+            served.afterClose().run();
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
         Log.info("Finished server process [" + pid + "]");
         return 0;
+    }
+
+    /** A started server and what runs once it has closed (lifespan shutdown, blocking threads). */
+    private record Served(Server server, Runnable afterClose) {
+    }
+
+    /** The bind failed; it is logged. */
+    private static final class BindFailed extends Exception {
+    }
+
+    private Served serveAsgi(Interpreter interpreter, PyRef loaded, Interface kind, ServerConfig config, WebSocketConfig wsConfig)
+            throws Lifespan.StartupFailed, InterruptedException, BindFailed {
+        PyRef app = kind.asAsgi3(interpreter, loaded);
+        BridgeConfig bridgeConfig = BridgeConfig.defaults().withLoop(options.loop)
+                .withSlowDriveMillis(Math.round(options.slowCallbackDuration * 1000));
+        if (options.ioMode == IoMode.LOOP) {
+            bridgeConfig = bridgeConfig.withStartMode(StartMode.LOOP); // requests arrive on the loop thread: no step lock
+        }
+        Bridge bridge = Bridge.start(interpreter, bridgeConfig);
+        PyRef state = interpreter.call(gil -> gil.dict(Map.of()));
+        Lifespan lifespan = new Lifespan(bridge, app, state, options.lifespan);
+        lifespan.startup();
+        if (options.warmup > 0) {
+            WarmUp.run(interpreter, bridge, config, options.asgiConfig(), options.warmup);
+        }
+        AsgiHttp http = new AsgiHttp(bridge, app, state, options.asgiConfig());
+        AsgiWebSocket webSocket = new AsgiWebSocket(bridge, app, state, options.asgiConfig());
+        Server server = bind(config, http, new WebSockets(webSocket, wsConfig),
+                options.ioMode == IoMode.LOOP ? new LoopIoHost(bridge) : null);
+        return new Served(server, () -> {
+            try {
+                lifespan.shutdown(30);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        });
+    }
+
+    /**
+     * WSGI: no event loop, no lifespan, no WebSockets (as Uvicorn's --interface wsgi); Netty's own
+     * I/O threads whatever --io says, since there is no asyncio loop to host them.
+     */
+    private Served serveWsgi(Interpreter interpreter, PyRef app, ServerConfig config) throws BindFailed {
+        WsgiHttp http = new WsgiHttp(interpreter, app, options.wsgiConfig());
+        Server server = bind(config, http, null, null);
+        return new Served(server, () -> http.close(5000));
+    }
+
+    private static Server bind(ServerConfig config, HttpApp http, WebSockets webSockets, IoHost host) throws BindFailed {
+        try {
+            return Server.start(config, http, webSockets, host);
+        } catch (RuntimeException e) {
+            Log.error("cannot bind " + (config.uds() != null ? config.uds() : config.host() + ":" + config.port()) + ": " + e.getMessage());
+            throw new BindFailed();
+        }
     }
 
     private void loadEnvFile(Interpreter interpreter) {

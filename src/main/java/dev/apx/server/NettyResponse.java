@@ -67,10 +67,16 @@ final class NettyResponse implements Response {
 
     @Override
     public void start(int status, List<String[]> headers, boolean trailers) {
+        start(status, null, headers, trailers);
+    }
+
+    @Override
+    public void start(int status, String reason, List<String[]> headers, boolean trailers) {
         if (!phase.compareAndSet(NEW, STARTED)) {
             return;
         }
-        DefaultHttpResponse response = new DefaultHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.valueOf(status));
+        DefaultHttpResponse response = new DefaultHttpResponse(HttpVersion.HTTP_1_1,
+                reason == null ? HttpResponseStatus.valueOf(status) : HttpResponseStatus.valueOf(status, reason));
         HttpHeaders out = response.headers();
         DefaultHeaders.add(out, config);
         boolean length = false;
@@ -201,13 +207,19 @@ final class NettyResponse implements Response {
 
     @Override
     public void file(Path path) throws IOException {
+        file(path, 0, -1);
+    }
+
+    /** {@code count} -1: to the end of the file. */
+    @Override
+    public void file(Path path, long offset, long count) throws IOException {
         if (phase.get() == PREEMPTED) {
             return;
         }
         Object region = null;
         if (!noBody) {
             FileChannel file = FileChannel.open(path, StandardOpenOption.READ);
-            region = new DefaultFileRegion(file, 0, file.size());
+            region = new DefaultFileRegion(file, offset, count < 0 ? file.size() - offset : count);
         }
         if (trailersPending) {
             writeMiddle(region, false);

@@ -12,10 +12,23 @@ public interface Response {
     /** Headers are name/value pairs of ISO-8859-1 strings. */
     void start(int status, List<String[]> headers, boolean trailers);
 
+    /** {@link #start} with the app's own reason phrase (WSGI's "200 Fine"); null: the standard one. */
+    default void start(int status, String reason, List<String[]> headers, boolean trailers) {
+        start(status, headers, trailers);
+    }
+
     void body(byte[] data, boolean more);
 
     /** The whole body from a file, zero-copy; ends the body. */
     void file(Path path) throws java.io.IOException;
+
+    /** {@code count} bytes of a file from {@code offset}, zero-copy; ends the body (WSGI's file_wrapper). */
+    default void file(Path path, long offset, long count) throws java.io.IOException {
+        if (offset != 0 || count != java.nio.file.Files.size(path)) {
+            throw new java.io.IOException("this response sends whole files only");
+        }
+        file(path);
+    }
 
     void trailers(List<String[]> headers);
 

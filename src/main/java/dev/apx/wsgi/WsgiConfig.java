@@ -1,0 +1,26 @@
+package dev.apx.wsgi;
+
+import dev.apx.asgi.AsgiConfig;
+
+/**
+ * The WSGI layer's settings.
+ *
+ * @param http           root path and proxy-header trust, shared with the ASGI layer's flags
+ *                       ({@code --root-path}, {@code --proxy-headers}, {@code --forwarded-allow-ips})
+ * @param threads        the blocking threads that run the app ({@code --blocking-threads})
+ * @param slowMillis     a request running this long is named in the log ({@code --slow-callback-duration}); 0: never
+ */
+public record WsgiConfig(AsgiConfig http, int threads, long slowMillis) {
+    /** As Uvicorn's WSGI middleware and a2wsgi: 10 threads. */
+    public static final int DEFAULT_THREADS = 10;
+
+    public WsgiConfig {
+        if (threads < 1) {
+            throw new IllegalArgumentException("--blocking-threads must be at least 1, got " + threads);
+        }
+    }
+
+    public static WsgiConfig defaults() {
+        return new WsgiConfig(AsgiConfig.defaults(), DEFAULT_THREADS, 500);
+    }
+}
