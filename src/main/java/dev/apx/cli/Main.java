@@ -14,7 +14,13 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
+import dev.apx.supervisor.Reloader;
+import dev.apx.supervisor.Supervisor;
+import dev.apx.supervisor.WorkerLink;
+
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.Callable;
 
 /**
@@ -139,6 +145,46 @@ public final class Main implements Callable<Integer> {
     @CommandLine.Mixin
     WebSocketOptions webSockets = new WebSocketOptions();
 
+    // --- processes and reload (issue 14): see dev.apx.supervisor
+    @Option(names = "--fd", paramLabel = "N", description = "Serve on the listening socket of this file descriptor (from systemd or a parent process).")
+    Integer fd;
+
+    @Option(names = "--workers", paramLabel = "N",
+            description = "Number of worker processes, each with its own Python, all on one socket. "
+                    + "Default: $WEB_CONCURRENCY or 1. Not valid with --reload.")
+    Integer workers;
+
+    @Option(names = "--limit-max-requests-jitter", paramLabel = "N", defaultValue = "0",
+            description = "Add a random 0..N to --limit-max-requests, so that workers are not all replaced at once. Default: ${DEFAULT-VALUE}.")
+    int limitMaxRequestsJitter;
+
+    @Option(names = "--timeout-worker-healthcheck", paramLabel = "SECONDS", defaultValue = "5",
+            description = "Replace a worker whose event loop does not answer the supervisor within this time. Default: ${DEFAULT-VALUE}.")
+    int timeoutWorkerHealthcheck;
+
+    @Option(names = "--reload", description = "Restart the worker when a watched file changes (development).")
+    boolean reload;
+
+    @Option(names = "--reload-dir", paramLabel = "PATH",
+            description = "Watch this directory (repeatable) instead of the current working directory.")
+    List<Path> reloadDirs = new ArrayList<>();
+
+    @Option(names = "--reload-include", paramLabel = "GLOB",
+            description = "Also watch files matching this glob (repeatable). Default: '*.py'; a default named by --reload-exclude is dropped.")
+    List<String> reloadIncludes = new ArrayList<>();
+
+    @Option(names = "--reload-exclude", paramLabel = "GLOB",
+            description = "Ignore files matching this glob, or under this directory (repeatable). Default: '.*', '.py[cod]', '.sw.*', '~*'; "
+                    + "a default named by --reload-include is dropped.")
+    List<String> reloadExcludes = new ArrayList<>();
+
+    @Option(names = "--reload-delay", paramLabel = "SECONDS", defaultValue = "0.25",
+            description = "Delay between checks for changes. Default: ${DEFAULT-VALUE}.")
+    double reloadDelay;
+
+    private String[] rawArgs = new String[0];
+    WorkerLink workerLink;
+
     @Option(names = "--python", paramLabel = "PATH",
             description = "The Python interpreter whose packages the app uses (default: $VIRTUAL_ENV, else python3 on PATH).")
     Path python;
@@ -148,7 +194,9 @@ public final class Main implements Callable<Integer> {
             // Netty samples 1 buffer in 128 with a stack trace by default; the tests keep that on.
             io.netty.util.ResourceLeakDetector.setLevel(io.netty.util.ResourceLeakDetector.Level.DISABLED);
         }
-        CommandLine commandLine = new CommandLine(new Main());
+        Main main = new Main();
+        main.rawArgs = args;
+        CommandLine commandLine = new CommandLine(main);
         commandLine.setDefaultValueProvider(new EnvDefaults(System.getenv()));
         commandLine.setParameterExceptionHandler(Main::usageError);
         System.exit(commandLine.execute(args));
@@ -173,7 +221,7 @@ public final class Main implements Callable<Integer> {
                 throw new IllegalArgumentException("--slow-callback-duration must be 0 or more seconds, got " + slowCallbackDuration);
             }
             AppLoader.checkSpec(app);
-            return new Serve(this).run();
+            return superviseOrServe();
         } catch (PythonSetupException | IllegalArgumentException | java.io.UncheckedIOException e) {
             System.err.println("apx: error: " + e.getMessage());
             return 1;
@@ -184,14 +232,70 @@ public final class Main implements Callable<Integer> {
         }
     }
 
+    /** A supervisor ({@code --reload}, {@code --workers} > 1) above the workers, or this process serves (a worker is one too). */
+    private int superviseOrServe() {
+        int processes = workers != null ? workers : webConcurrency();
+        if (processes < 1 || timeoutWorkerHealthcheck < 1 || limitMaxRequestsJitter < 0 || !(reloadDelay >= 0) || (fd != null && fd < 0)) {
+            throw new IllegalArgumentException("--workers and --timeout-worker-healthcheck must be at least 1; --fd, --reload-delay and "
+                    + "--limit-max-requests-jitter at least 0");
+        }
+        workerLink = WorkerLink.fromEnvironment(System.getenv()).orElse(null);
+        if (workerLink == null && (reload || processes > 1)) {
+            webSockets.config(); // bad flags fail here, once, not in every worker
+            serverConfig();
+            if (reload) {
+                if (processes > 1) {
+                    Log.warning("\"workers\" flag is ignored when reloading is enabled.");
+                }
+                return new Reloader(rawArgs, reloadDirs(), reloadIncludes, reloadExcludes, reloadDelay).run(host, port, uds, fd, backlog);
+            }
+            return new Supervisor(rawArgs, processes, timeoutWorkerHealthcheck).run(host, port, uds, fd, backlog);
+        }
+        if (workerLink == null && (!reloadDirs.isEmpty() || !reloadIncludes.isEmpty() || !reloadExcludes.isEmpty())) {
+            Log.warning("Current configuration will not reload as not all conditions are met, please refer to documentation.");
+        }
+        return new Serve(this).run();
+    }
+
+    private static int webConcurrency() {
+        String value = System.getenv("WEB_CONCURRENCY");
+        try {
+            return value == null || value.isBlank() ? 1 : Integer.parseInt(value.strip());
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException("WEB_CONCURRENCY must be a number of processes, got '" + value + "'");
+        }
+    }
+
+    /** Uvicorn's: the given directories that exist, else the working directory. */
+    private List<Path> reloadDirs() {
+        List<Path> dirs = reloadDirs.stream().filter(java.nio.file.Files::isDirectory).toList();
+        if (dirs.isEmpty()) {
+            if (!reloadDirs.isEmpty()) {
+                Log.warning("Provided reload directories " + reloadDirs + " did not contain valid directories, watching current working directory.");
+            }
+            return List.of(Path.of("").toAbsolutePath());
+        }
+        return dirs;
+    }
+
+    /** The request limit of this process: --limit-max-requests plus a random 0..jitter, as Uvicorn draws it. */
+    private long maxRequests() {
+        if (limitMaxRequests == null) {
+            return 0;
+        }
+        return limitMaxRequests + java.util.concurrent.ThreadLocalRandom.current().nextInt(limitMaxRequestsJitter + 1);
+    }
+
     ServerConfig serverConfig() {
         ServerConfig d = ServerConfig.defaults();
         if (limitRequestLine <= 0 || limitRequestHeaders <= 0 || backlog <= 0) {
             throw new IllegalArgumentException("--limit-request-line, --limit-request-headers and --backlog must be at least 1");
         }
         Limits limits = new Limits(limitRequestFields, limitRequestFieldSize, limitMaxBody == null ? 0 : limitMaxBody,
-                timeoutRequestHeader, timeoutWrite, limitMaxRequests == null ? 0 : limitMaxRequests);
-        return new ServerConfig(host, port, uds, backlog, timeoutKeepAlive, limitConcurrency == null ? 0 : limitConcurrency,
+                timeoutRequestHeader, timeoutWrite, maxRequests());
+        // a worker serves on the supervisor's socket, and --fd on its own: neither binds (nor deletes) a path
+        Path bindUds = workerLink != null || fd != null ? null : uds;
+        return new ServerConfig(host, port, bindUds, backlog, timeoutKeepAlive, limitConcurrency == null ? 0 : limitConcurrency,
                 serverHeader, dateHeader, limitRequestLine, limitRequestHeaders, accessLog, d.workerThreads(), limits);
     }
 

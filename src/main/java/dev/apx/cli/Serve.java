@@ -9,7 +9,9 @@ import dev.apx.python.Interpreter;
 import dev.apx.python.PyRef;
 import dev.apx.python.PythonInstall;
 import dev.apx.log.Log;
+import dev.apx.server.InheritedSocket;
 import dev.apx.server.Server;
+import dev.apx.supervisor.WorkerLink;
 import dev.apx.server.ServerConfig;
 import dev.apx.server.WebSocketConfig;
 import dev.apx.server.WebSockets;
@@ -68,14 +70,22 @@ final class Serve {
         ServerConfig config = options.serverConfig();
         AsgiHttp http = new AsgiHttp(bridge, app, state, options.asgiConfig());
         AsgiWebSocket webSocket = new AsgiWebSocket(bridge, app, state, options.asgiConfig());
+        WorkerLink link = options.workerLink;
         Server server;
         try {
-            server = Server.start(config, http, new WebSockets(webSocket, wsConfig));
+            InheritedSocket inherited = link != null ? link.socket() : options.fd != null ? InheritedSocket.of(options.fd) : null;
+            server = Server.start(config, http, new WebSockets(webSocket, wsConfig), inherited);
         } catch (RuntimeException e) {
-            Log.error("cannot bind " + (config.uds() != null ? config.uds() : config.host() + ":" + config.port()) + ": " + e.getMessage());
+            String where = options.fd != null ? "--fd " + options.fd : config.uds() != null ? config.uds().toString() : config.host() + ":" + config.port();
+            Log.error("cannot " + (link != null ? "serve on the supervisor's socket" : "bind " + where) + ": " + e.getMessage());
             return 1;
         }
-        if (config.uds() != null) {
+        if (link != null) { // the supervisor said where it runs
+            link.supervisorGone().thenRun(stop::countDown);
+            link.ready(task -> bridge.runOnLoop(gil -> task.run()));
+        } else if (options.fd != null) {
+            Log.info("apx running on socket " + options.fd + (server.port() > 0 ? " (port " + server.port() + ")" : "") + " (Press CTRL+C to quit)");
+        } else if (config.uds() != null) {
             Log.info("apx running on unix socket " + config.uds() + " (Press CTRL+C to quit)");
         } else {
             String host = config.host().contains(":") ? "[" + config.host() + "]" : config.host();
@@ -83,7 +93,11 @@ final class Serve {
         }
         server.requestLimitReached().thenRun(() -> {
             Log.warning("Maximum request limit of " + config.limits().maxRequests() + " exceeded. Terminating process.");
-            stop.countDown();
+            if (link != null) {
+                link.recycle(); // it serves on until its replacement does, then gets SIGTERM
+            } else {
+                stop.countDown();
+            }
         });
         try {
             stop.await();

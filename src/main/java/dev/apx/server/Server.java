@@ -5,6 +5,7 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.ServerChannel;
 import io.netty.channel.group.DefaultChannelGroup;
 import io.netty.channel.unix.DomainSocketAddress;
 import io.netty.util.concurrent.GlobalEventExecutor;
@@ -42,6 +43,11 @@ public final class Server implements AutoCloseable {
 
     /** With {@code webSockets} (null: upgrade requests reach {@code app} as plain HTTP, as Uvicorn's {@code --ws none}). */
     public static Server start(ServerConfig config, HttpApp app, WebSockets webSockets) {
+        return start(config, app, webSockets, null);
+    }
+
+    /** Serving on {@code inherited} (not null) instead of binding {@code config}'s address. */
+    public static Server start(ServerConfig config, HttpApp app, WebSockets webSockets, InheritedSocket inherited) {
         Transport transport = Transport.best();
         EventLoopGroup boss = new MultiThreadIoEventLoopGroup(1, transport.ioHandlers());
         EventLoopGroup workers = new MultiThreadIoEventLoopGroup(config.workerThreads(), transport.ioHandlers());
@@ -53,7 +59,13 @@ public final class Server implements AutoCloseable {
                     .option(ChannelOption.SO_BACKLOG, config.backlog())
                     .childHandler(new ChannelSetup(state));
             Channel listener;
-            if (config.uds() != null) {
+            if (inherited != null) {
+                if (!inherited.unix()) {
+                    bootstrap.childOption(ChannelOption.TCP_NODELAY, true);
+                }
+                io.netty.channel.ChannelFactory<ServerChannel> factory = inherited::channel;
+                listener = bootstrap.channelFactory(factory).register().sync().channel();
+            } else if (config.uds() != null) {
                 if (transport.unix() == null) {
                     throw new IllegalStateException("--uds needs the native epoll transport, which is not available here");
                 }
