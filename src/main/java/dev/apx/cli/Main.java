@@ -6,6 +6,7 @@ import dev.apx.asgi.TrustedHosts;
 import dev.apx.bridge.LoopKind;
 import dev.apx.python.PythonException;
 import dev.apx.python.PythonSetupException;
+import dev.apx.server.ExtraHeaders;
 import dev.apx.server.Limits;
 import dev.apx.log.Log;
 import dev.apx.server.ServerConfig;
@@ -182,6 +183,27 @@ public final class Main implements Callable<Integer> {
             description = "Delay between checks for changes. Default: ${DEFAULT-VALUE}.")
     double reloadDelay;
 
+    // --- the rest of Uvicorn's command line (issue 14)
+    @Option(names = "--header", paramLabel = "NAME:VALUE",
+            description = "Add this header to every response (repeatable), after server and date.")
+    List<String> headers = new ArrayList<>();
+
+    @Option(names = "--use-colors", negatable = true,
+            description = "Color the log level names. Default: when stderr is a terminal.")
+    Boolean useColors;
+
+    @Option(names = "--h11-max-incomplete-event-size", paramLabel = "BYTES",
+            description = "Uvicorn's h11 limit on a buffered incomplete request head: sets --limit-request-headers.")
+    Integer h11MaxIncompleteEventSize;
+
+    @Option(names = "--log-config", paramLabel = "PATH",
+            description = "Not supported yet (refused): apx writes Uvicorn's log format itself.")
+    Path logConfig;
+
+    @Option(names = "--reset-contextvars",
+            description = "Not supported yet (refused): each request runs in a copy of the server's context.")
+    boolean resetContextvars;
+
     private String[] rawArgs = new String[0];
     WorkerLink workerLink;
 
@@ -217,6 +239,9 @@ public final class Main implements Callable<Integer> {
     public Integer call() {
         try {
             Log.setLevel(logLevel);
+            Log.setColors(useColors != null ? useColors : System.console() != null && System.console().isTerminal());
+            refuseUnsupported();
+            ExtraHeaders.set(headers);
             if (!(slowCallbackDuration >= 0)) {
                 throw new IllegalArgumentException("--slow-callback-duration must be 0 or more seconds, got " + slowCallbackDuration);
             }
@@ -229,6 +254,18 @@ public final class Main implements Callable<Integer> {
             System.err.print(e.pythonTraceback());
             System.err.println("apx: error: cannot load app '" + app + "': " + e.getMessage());
             return 1;
+        }
+    }
+
+    /** Uvicorn options apx does not have yet: one line that says why, exit 1. */
+    private void refuseUnsupported() {
+        if (logConfig != null) {
+            throw new IllegalArgumentException("--log-config is not supported yet: apx writes Uvicorn's log lines itself "
+                    + "(use --log-level, --use-colors, --no-access-log)");
+        }
+        if (resetContextvars) {
+            throw new IllegalArgumentException("--reset-contextvars is not supported yet: each request runs in a copy of the "
+                    + "server's contextvars context");
         }
     }
 
@@ -288,6 +325,9 @@ public final class Main implements Callable<Integer> {
 
     ServerConfig serverConfig() {
         ServerConfig d = ServerConfig.defaults();
+        if (h11MaxIncompleteEventSize != null) {
+            limitRequestHeaders = h11MaxIncompleteEventSize; // the same limit under h11's name
+        }
         if (limitRequestLine <= 0 || limitRequestHeaders <= 0 || backlog <= 0) {
             throw new IllegalArgumentException("--limit-request-line, --limit-request-headers and --backlog must be at least 1");
         }

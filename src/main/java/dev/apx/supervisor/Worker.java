@@ -128,13 +128,13 @@ final class Worker {
     /** SIGTERM: it stops accepting, drains within its --timeout-graceful-shutdown and exits. */
     void terminate() {
         if (process.isAlive()) {
-            process.destroy();
+            process.toHandle().destroy(); // Process.destroy() would also close our end of its stderr: its last lines would be lost
             Log.info("Terminated child process [" + pid() + "]");
         }
     }
 
     void kill() {
-        process.destroyForcibly();
+        process.toHandle().destroyForcibly();
     }
 
     void join() {
