@@ -42,6 +42,7 @@ class Workload:
     note: str = ""
     websocket: bool = False  # load with bench/wsload/WsLoad.java: one "request" is one echoed message
     connections: tuple = ()  # fixed connection counts instead of --connections
+    workers: int = 1  # --workers N for both servers (then on every core, beside wrk: no target)
 
 
 WORKLOADS = [
@@ -61,6 +62,9 @@ WORKLOADS = [
     # apx rows appear once apx serves WebSockets (issue 5); until then only Uvicorn's is measured.
     Workload("websocket-echo", "raw:ws_echo", "/", websocket=True, connections=(100,),
              note="64-byte text messages echoed, closed loop per connection (bench/wsload/WsLoad.java); req/s = messages/s"),
+    # issue 14: a supervisor and 2 worker processes each; CPU is theirs all together
+    Workload("plaintext-workers2", "raw:hello", "/", expect_bytes=13, workers=2,
+             note="--workers 2 for both, on both cores beside wrk (2 cores: no target)"),
 ]
 
 
@@ -82,24 +86,26 @@ def free_port():
         return s.getsockname()[1]
 
 
-def server_command(kind, app, port, ceiling_classes=None):
+def server_command(kind, app, port, ceiling_classes=None, workers=1):
+    more = ["--workers", str(workers)] if workers > 1 else []
     if kind == "apx":
         return [str(ROOT / "bin" / "apx"), "--python", str(VENV_PYTHON), "--app-dir", str(APPS), "--port", str(port),
-                "--no-access-log", "--log-level", "warning", app]
+                "--no-access-log", "--log-level", "warning"] + more + [app]
     if kind == "uvicorn":
         return [str(VENV_PYTHON), "-m", "uvicorn", "--loop", "uvloop", "--http", "httptools", "--app-dir", str(APPS),
-                "--port", str(port), "--no-access-log", "--log-level", "warning", app]
+                "--port", str(port), "--no-access-log", "--log-level", "warning"] + more + [app]
     # the two Java-only ceilings of bench/ceiling/NettyCeiling.java
     java = Path(os.environ["JAVA_HOME"]) / "bin" / "java"
     return [str(java), "--enable-native-access=ALL-UNNAMED", "-cp", f"{ceiling_classes}:{ROOT / 'target' / 'apx.jar'}",
             "NettyCeiling", kind, str(port)]
 
 
-def start_server(kind, app, label, ceiling_classes=None):
+def start_server(kind, app, label, ceiling_classes=None, workers=1):
     port = free_port()
     log = RESULTS / f"server-{label}-{kind}.log"
+    cores = SERVER_CORE if workers == 1 else f"{SERVER_CORE},{WRK_CORE}"
     with open(log, "w") as out:
-        process = subprocess.Popen(["taskset", "-c", SERVER_CORE] + server_command(kind, app, port, ceiling_classes),
+        process = subprocess.Popen(["taskset", "-c", cores] + server_command(kind, app, port, ceiling_classes, workers),
                                    stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
     return Server(kind, process, port, log)
 
@@ -191,10 +197,20 @@ def parse_wrk(output):
 
 
 def cpu_seconds(server):
-    """User + system CPU time of the server process so far (all its threads)."""
-    with open(f"/proc/{server.process.pid}/stat") as f:
-        fields = f.read().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    """User + system CPU time of the server process so far (all its threads), with its worker processes' (--workers)."""
+    total, pids = 0, [server.process.pid]
+    while pids:
+        pid = pids.pop()
+        try:
+            with open(f"/proc/{pid}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+            total += int(fields[11]) + int(fields[12])
+            for task in os.listdir(f"/proc/{pid}/task"):
+                with open(f"/proc/{pid}/task/{task}/children") as f:
+                    pids.extend(int(child) for child in f.read().split())
+        except (FileNotFoundError, ProcessLookupError):
+            pass  # a worker that just exited
+    return total / os.sysconf("SC_CLK_TCK")
 
 
 def load(server, workload, connections, seconds, options):
@@ -336,7 +352,7 @@ def warmup_curve(workloads, options):
     """Each server fresh, loaded in 1-second wrk slices: where the req/s stop climbing is the warm-up needed."""
     for workload in workloads:
         for kind in ("apx", "uvicorn"):
-            server = start_server(kind, workload.app, workload.name)
+            server = start_server(kind, workload.app, workload.name, workers=workload.workers)
             try:
                 wait_ready(server, workload)
                 started = time.monotonic()
@@ -386,7 +402,8 @@ def main(argv):
             finally:
                 stop_server(server)
     for workload in selected:
-        servers = [start_server("apx", workload.app, workload.name), start_server("uvicorn", workload.app, workload.name)]
+        servers = [start_server("apx", workload.app, workload.name, workers=workload.workers),
+                   start_server("uvicorn", workload.app, workload.name, workers=workload.workers)]
         try:
             measure_group(workload.name, servers, workload, options, runs)
         except BenchFailure as failure:

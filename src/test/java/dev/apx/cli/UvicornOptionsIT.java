@@ -94,7 +94,12 @@ class UvicornOptionsIT {
                 try (SocketChannel channel = SocketChannel.open(StandardProtocolFamily.UNIX)) {
                     channel.connect(UnixDomainSocketAddress.of(socket));
                     channel.write(ByteBuffer.wrap("GET /pid HTTP/1.1\r\nhost: x\r\nconnection: close\r\n\r\n".getBytes(StandardCharsets.US_ASCII)));
-                    String response = new String(channel.socket().getInputStream().readAllBytes(), StandardCharsets.ISO_8859_1);
+                    java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream();
+                    ByteBuffer buffer = ByteBuffer.allocate(4096);
+                    while (channel.read(buffer.clear()) > 0) {
+                        bytes.write(buffer.array(), 0, buffer.position());
+                    }
+                    String response = bytes.toString(StandardCharsets.ISO_8859_1);
                     assertThat(response).startsWith("HTTP/1.1 200 ");
                     pids.add(response.substring(response.indexOf("\r\n\r\n") + 4));
                 }
