@@ -29,7 +29,7 @@ import java.util.concurrent.Callable;
  * {@link AsgiConfig} and {@link Serve}. Every option can also come from {@code APX_<NAME>}.
  *
  * <p>Exit codes: 0 after a clean shutdown, 1 Python, the app or the socket could not be set up,
- * 2 bad usage, 3 the app's lifespan startup failed (as Uvicorn).
+ * 2 bad usage, 3 the app's lifespan startup failed, or with {@code --workers} a worker could not start (as Uvicorn).
  */
 @Command(name = "apx", mixinStandardHelpOptions = true, version = "apx 0.1.0", sortOptions = false,
         description = "ASGI server: Netty for the network, an embedded CPython for the app.")
