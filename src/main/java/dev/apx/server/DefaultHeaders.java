@@ -10,7 +10,7 @@ final class DefaultHeaders {
     }
 
     static void add(HttpHeaders headers, ServerConfig config) {
-        if (config.serverHeader()) {
+        if (config.serverHeader() && !ExtraHeaders.hasServer()) { // --header server:X replaces it, as in Uvicorn
             headers.add("server", SERVER);
         }
         if (config.dateHeader()) {

@@ -21,6 +21,10 @@ public final class ExtraHeaders {
         return headers;
     }
 
+    static boolean hasServer() {
+        return headers.stream().anyMatch(header -> header[0].equals("server"));
+    }
+
     private static String[] parse(String item) {
         int colon = item.indexOf(':');
         String name = colon < 0 ? "" : item.substring(0, colon).strip();
