@@ -16,6 +16,8 @@ import java.io.IOException;
 public record InheritedSocket(int fd, boolean unix) {
     private static final int SOL_SOCKET = 1;
     private static final int SO_ACCEPTCONN = 30;
+    private static final int SO_DOMAIN = 39;
+    private static final int AF_UNIX = 1;
 
     /** Checks that {@code fd} is a listening TCP or Unix stream socket and finds which. */
     public static InheritedSocket of(int fd) {
@@ -25,10 +27,10 @@ public record InheritedSocket(int fd, boolean unix) {
             if (socket.getIntOpt(SOL_SOCKET, SO_ACCEPTCONN) == 0) {
                 throw new IllegalArgumentException("file descriptor " + fd + " is a socket but not a listening one");
             }
+            return new InheritedSocket(fd, socket.getIntOpt(SOL_SOCKET, SO_DOMAIN) == AF_UNIX);
         } catch (IOException e) {
             throw new IllegalArgumentException("file descriptor " + fd + " is not a listening socket (" + e.getMessage() + ")");
         }
-        return new InheritedSocket(fd, socket.localAddress() == null);
     }
 
     ServerChannel channel() {

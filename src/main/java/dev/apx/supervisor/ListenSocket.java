@@ -49,7 +49,7 @@ final class ListenSocket implements AutoCloseable {
         InheritedSocket inherited = InheritedSocket.of(fd);
         Socket socket = new Socket(fd);
         String url = inherited.unix() ? "socket " + fd + " (unix)" : "socket " + fd + " (http://" + socket.localAddress().getHostString()
-                + ":" + socket.localAddress().getPort() + ")";
+                + ":" + socket.localAddress().getPort() + ")"; // SO_DOMAIN said TCP: the address is real
         return new ListenSocket(socket, null, url);
     }
 
