@@ -34,6 +34,7 @@ public record InheritedSocket(int fd, boolean unix) {
     }
 
     ServerChannel channel() {
-        return unix ? new EpollServerDomainSocketChannel(fd) : new EpollServerSocketChannel(fd);
+        // active: it is listening already (the one-argument domain constructor would wait for a bind that never comes)
+        return unix ? new EpollServerDomainSocketChannel(fd, true) : new EpollServerSocketChannel(fd);
     }
 }
