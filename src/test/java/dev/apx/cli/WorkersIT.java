@@ -61,10 +61,13 @@ class WorkersIT {
                 Set<Long> third = children(apx, 2);
                 assertThat(third).doesNotContain(victim);
                 long replacement = third.stream().filter(pid -> !second.contains(pid)).findFirst().orElseThrow();
-                long before = load.perPid.containsKey(replacement) ? load.perPid.get(replacement).get() : 0;
-                load.awaitMore(200, WAIT);
+                // the shared queue hands new connections to whichever worker accepts first, and the warm
+                // survivor often wins for a while: wait until the replacement has served some
+                for (long deadline = System.nanoTime() + WAIT * 1_000_000_000L;
+                     !load.perPid.containsKey(replacement) && System.nanoTime() < deadline; ) {
+                    Thread.sleep(50);
+                }
                 assertThat(load.perPid.get(replacement)).as("the replacement serves").isNotNull();
-                assertThat(load.perPid.get(replacement).get()).isGreaterThan(before);
                 assertThat(load.failures.size()).as("at most the requests in flight on the killed worker fail: %s", load.failures)
                         .isLessThanOrEqualTo(8);
             }
