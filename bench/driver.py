@@ -59,6 +59,7 @@ class Workload:
     database: bool = False  # needs bench/run's PostgreSQL (APX_BENCH_DSN)
     interface: str = ""  # apx's and Uvicorn's --interface (wsgi), else the default
     peers: tuple = ("uvicorn",)  # the servers apx is measured against
+    workers: int = 1  # --workers N for both servers (then on every core, beside wrk: no target)
 
 
 WORKLOADS = [
@@ -97,6 +98,9 @@ WORKLOADS = [
              expect_bytes=len(b'{"message": "Hello, world!", "items": [1, 2, 3]}')),
     Workload("websocket-echo", "raw:ws_echo", "/", websocket=True, connections=(100,),
              note="64-byte text messages echoed, closed loop per connection (bench/wsload/WsLoad.java); req/s = messages/s"),
+    # issue 14: a supervisor and 2 worker processes each; CPU is theirs all together
+    Workload("plaintext-workers2", "raw:hello", "/", expect_bytes=13, workers=2,
+             note="--workers 2 for both, on both cores beside wrk (2 cores: no target)"),
 ]
 
 
@@ -118,15 +122,16 @@ def free_port():
         return s.getsockname()[1]
 
 
-def server_command(kind, app, port, ceiling_classes=None, interface=""):
+def server_command(kind, app, port, ceiling_classes=None, interface="", workers=1):
     chosen = ["--interface", interface] if interface else []
+    more = ["--workers", str(workers)] if workers > 1 else []
     if is_apx(kind):  # "apx" (its defaults) or "apx:MODE" (--io MODE)
         io = ["--io", kind.split(":", 1)[1]] if ":" in kind else []
         return [str(ROOT / "bin" / "apx"), "--python", str(VENV_PYTHON), "--app-dir", str(APPS), "--port", str(port),
-                "--no-access-log", "--log-level", "warning"] + io + chosen + [app]
+                "--no-access-log", "--log-level", "warning"] + io + chosen + more + [app]
     if kind == "uvicorn":
         return [str(VENV_PYTHON), "-m", "uvicorn", "--loop", "uvloop", "--http", "httptools", "--app-dir", str(APPS),
-                "--port", str(port), "--no-access-log", "--log-level", "warning"] + chosen + [app]
+                "--port", str(port), "--no-access-log", "--log-level", "warning"] + chosen + more + [app]
     if kind == "gunicorn":  # the common threaded deployment of a WSGI app, one process as apx's
         return [str(VENV_PYTHON), "-m", "gunicorn", "-k", "gthread", "-w", "1", "--threads", "8", "--chdir", str(APPS),
                 "-b", f"127.0.0.1:{port}", "--log-level", "warning", app]
@@ -136,11 +141,12 @@ def server_command(kind, app, port, ceiling_classes=None, interface=""):
             "NettyCeiling", kind, str(port)]
 
 
-def start_server(kind, app, label, ceiling_classes=None, interface=""):
+def start_server(kind, app, label, ceiling_classes=None, interface="", workers=1):
     port = free_port()
     log = RESULTS / f"server-{label}-{kind}.log"
+    cores = SERVER_CORE if workers == 1 else f"{SERVER_CORE},{WRK_CORE}"
     with open(log, "w") as out:
-        process = subprocess.Popen(["taskset", "-c", SERVER_CORE] + server_command(kind, app, port, ceiling_classes, interface),
+        process = subprocess.Popen(["taskset", "-c", cores] + server_command(kind, app, port, ceiling_classes, interface, workers),
                                    stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
     return Server(kind, process, port, log)
 
@@ -245,20 +251,20 @@ def parse_wrk(output):
 
 
 def cpu_seconds(server):
-    """User + system CPU time of the server process so far (all its threads), with its live children
-    (Gunicorn's worker)."""
-    return _cpu_ticks(server.process.pid) / os.sysconf("SC_CLK_TCK")
-
-
-def _cpu_ticks(pid):
-    try:
-        with open(f"/proc/{pid}/stat") as f:
-            fields = f.read().rsplit(")", 1)[1].split()
-        with open(f"/proc/{pid}/task/{pid}/children") as f:
-            children = [int(child) for child in f.read().split()]
-    except FileNotFoundError:
-        return 0
-    return int(fields[11]) + int(fields[12]) + sum(_cpu_ticks(child) for child in children)
+    """User + system CPU time of the server process so far (all its threads), with its worker processes' (--workers)."""
+    total, pids = 0, [server.process.pid]
+    while pids:
+        pid = pids.pop()
+        try:
+            with open(f"/proc/{pid}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+            total += int(fields[11]) + int(fields[12])
+            for task in os.listdir(f"/proc/{pid}/task"):
+                with open(f"/proc/{pid}/task/{task}/children") as f:
+                    pids.extend(int(child) for child in f.read().split())
+        except (FileNotFoundError, ProcessLookupError):
+            pass  # a worker that just exited
+    return total / os.sysconf("SC_CLK_TCK")
 
 
 def context_switches(server):
@@ -440,7 +446,7 @@ def warmup_curve(workloads, options):
     """Each server fresh, loaded in 1-second wrk slices: where the req/s stop climbing is the warm-up needed."""
     for workload in workloads:
         for kind in options.apx_kinds + ["uvicorn"]:
-            server = start_server(kind, workload.app, workload.name)
+            server = start_server(kind, workload.app, workload.name, workers=workload.workers)
             try:
                 wait_ready(server, workload)
                 started = time.monotonic()
@@ -521,7 +527,7 @@ def benchmark(selected, options):
             finally:
                 stop_server(server)
     for workload in selected:
-        servers = [start_server(kind, workload.app, workload.name, interface=workload.interface)
+        servers = [start_server(kind, workload.app, workload.name, interface=workload.interface, workers=workload.workers)
                    for kind in options.apx_kinds + list(workload.peers)]
         try:
             measure_group(workload.name, servers, workload, options, runs)

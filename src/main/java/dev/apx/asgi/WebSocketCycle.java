@@ -19,14 +19,13 @@ import java.util.Map;
  * closed states behind its {@code send}, fed by the connection ({@link WebSocketSession}, event
  * loop) and by the app (Python threads). Messages and errors follow Uvicorn's wsproto protocol.
  *
- * <p>Flow control: received messages queue here; from {@link #MAX_QUEUE} messages or
+ * <p>Flow control: received messages queue here; from {@code --ws-max-queue} messages ({@link WebSocketConnection#maxQueue}) or
  * {@link #HIGH_WATER} bytes the connection stops reading until {@code receive()} brings the queue
  * down to a quarter of that (so it refills before the app finds it empty).
  * {@code send()} returns a pending future while the socket is not writable. Every field is guarded
  * by {@code this}; pending futures are owned here until {@link Futures#resolve} hands them on.
  */
 final class WebSocketCycle implements WebSocketSession {
-    static final int MAX_QUEUE = 32; // Uvicorn's --ws-max-queue default
     static final int HIGH_WATER = 1024 * 1024;
 
     private enum Phase { HANDSHAKE, OPEN, RESPONSE, CLOSED }
@@ -63,7 +62,7 @@ final class WebSocketCycle implements WebSocketSession {
             if (next instanceof Object[] data) {
                 queuedBytes -= data[0] instanceof byte[] b ? b.length : ((String) data[0]).length();
             }
-            if (paused && incoming.size() <= MAX_QUEUE / 4 && queuedBytes <= HIGH_WATER / 4) { // refill before it runs dry
+            if (paused && incoming.size() <= connection.maxQueue() / 4 && queuedBytes <= HIGH_WATER / 4) { // refill before it runs dry
                 paused = false;
                 connection.pauseReading(false);
             }
@@ -252,7 +251,7 @@ final class WebSocketCycle implements WebSocketSession {
         }
         incoming.add(message);
         queuedBytes += size;
-        if (!paused && (incoming.size() >= MAX_QUEUE || queuedBytes >= HIGH_WATER)) {
+        if (!paused && (incoming.size() >= connection.maxQueue() || queuedBytes >= HIGH_WATER)) {
             paused = true;
             connection.pauseReading(true);
         }

@@ -6,6 +6,7 @@ import dev.apx.asgi.TrustedHosts;
 import dev.apx.bridge.LoopKind;
 import dev.apx.python.PythonException;
 import dev.apx.python.PythonSetupException;
+import dev.apx.server.ExtraHeaders;
 import dev.apx.server.Limits;
 import dev.apx.log.Log;
 import dev.apx.server.ServerConfig;
@@ -15,7 +16,13 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
+import dev.apx.supervisor.Reloader;
+import dev.apx.supervisor.Supervisor;
+import dev.apx.supervisor.WorkerLink;
+
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.Callable;
 
 /**
@@ -23,7 +30,7 @@ import java.util.concurrent.Callable;
  * {@link AsgiConfig} and {@link Serve}. Every option can also come from {@code APX_<NAME>}.
  *
  * <p>Exit codes: 0 after a clean shutdown, 1 Python, the app or the socket could not be set up,
- * 2 bad usage, 3 the app's lifespan startup failed (as Uvicorn).
+ * 2 bad usage, 3 the app's lifespan startup failed, or with {@code --workers} a worker could not start (as Uvicorn).
  */
 @Command(name = "apx", mixinStandardHelpOptions = true, version = "apx 0.1.0", sortOptions = false,
         description = "ASGI server: Netty for the network, an embedded CPython for the app.")
@@ -162,6 +169,67 @@ public final class Main implements Callable<Integer> {
                     + "to a built-in app (never to APP), so the first clients meet compiled code; 0 turns it off. Default: ${DEFAULT-VALUE}.")
     int warmup;
 
+    // --- processes and reload (issue 14): see dev.apx.supervisor
+    @Option(names = "--fd", paramLabel = "N", description = "Serve on the listening socket of this file descriptor (from systemd or a parent process).")
+    Integer fd;
+
+    @Option(names = "--workers", paramLabel = "N",
+            description = "Number of worker processes, each with its own Python, all on one socket. "
+                    + "Default: $WEB_CONCURRENCY or 1. Not valid with --reload.")
+    Integer workers;
+
+    @Option(names = "--limit-max-requests-jitter", paramLabel = "N", defaultValue = "0",
+            description = "Add a random 0..N to --limit-max-requests, so that workers are not all replaced at once. Default: ${DEFAULT-VALUE}.")
+    int limitMaxRequestsJitter;
+
+    @Option(names = "--timeout-worker-healthcheck", paramLabel = "SECONDS", defaultValue = "5",
+            description = "Replace a worker whose event loop does not answer the supervisor within this time. Default: ${DEFAULT-VALUE}.")
+    int timeoutWorkerHealthcheck;
+
+    @Option(names = "--reload", description = "Restart the worker when a watched file changes (development).")
+    boolean reload;
+
+    @Option(names = "--reload-dir", paramLabel = "PATH",
+            description = "Watch this directory (repeatable) instead of the current working directory.")
+    List<Path> reloadDirs = new ArrayList<>();
+
+    @Option(names = "--reload-include", paramLabel = "GLOB",
+            description = "Also watch files matching this glob (repeatable). Default: '*.py'; a default named by --reload-exclude is dropped.")
+    List<String> reloadIncludes = new ArrayList<>();
+
+    @Option(names = "--reload-exclude", paramLabel = "GLOB",
+            description = "Ignore files matching this glob, or under this directory (repeatable). Default: '.*', '.py[cod]', '.sw.*', '~*'; "
+                    + "a default named by --reload-include is dropped.")
+    List<String> reloadExcludes = new ArrayList<>();
+
+    @Option(names = "--reload-delay", paramLabel = "SECONDS", defaultValue = "0.25",
+            description = "Delay between checks for changes. Default: ${DEFAULT-VALUE}.")
+    double reloadDelay;
+
+    // --- the rest of Uvicorn's command line (issue 14)
+    @Option(names = "--header", paramLabel = "NAME:VALUE",
+            description = "Add this header to every response (repeatable), after server and date.")
+    List<String> headers = new ArrayList<>();
+
+    @Option(names = "--use-colors", negatable = true,
+            description = "Color the log level names. Default: when stderr is a terminal.")
+    Boolean useColors;
+
+    @Option(names = "--h11-max-incomplete-event-size", paramLabel = "BYTES",
+            description = "Uvicorn's h11 limit on a buffered incomplete request head: sets --limit-request-headers.")
+    Integer h11MaxIncompleteEventSize;
+
+    @Option(names = "--log-config", paramLabel = "PATH",
+            description = "Not supported yet (refused): apx writes Uvicorn's log format itself.")
+    Path logConfig;
+
+    @Option(names = "--reset-contextvars",
+            description = "Not supported yet (refused): each request runs in a copy of the server's context.")
+    boolean resetContextvars;
+
+    private String[] rawArgs = new String[0];
+    WorkerLink workerLink;
+
     @Option(names = "--python", paramLabel = "PATH",
             description = "The Python interpreter whose packages the app uses (default: $VIRTUAL_ENV, else python3 on PATH).")
     Path python;
@@ -171,7 +239,9 @@ public final class Main implements Callable<Integer> {
             // Netty samples 1 buffer in 128 with a stack trace by default; the tests keep that on.
             io.netty.util.ResourceLeakDetector.setLevel(io.netty.util.ResourceLeakDetector.Level.DISABLED);
         }
-        CommandLine commandLine = new CommandLine(new Main());
+        Main main = new Main();
+        main.rawArgs = args;
+        CommandLine commandLine = new CommandLine(main);
         commandLine.setDefaultValueProvider(new EnvDefaults(System.getenv()));
         commandLine.setParameterExceptionHandler(Main::usageError);
         System.exit(commandLine.execute(args));
@@ -195,12 +265,15 @@ public final class Main implements Callable<Integer> {
             if (warmup < 0) {
                 throw new IllegalArgumentException("--warmup must be 0 or more requests, got " + warmup);
             }
+            Log.setColors(useColors != null ? useColors : System.console() != null && System.console().isTerminal());
+            refuseUnsupported();
+            ExtraHeaders.set(headers);
             if (!(slowCallbackDuration >= 0)) {
                 throw new IllegalArgumentException("--slow-callback-duration must be 0 or more seconds, got " + slowCallbackDuration);
             }
             AppLoader.checkSpec(app);
             wsgiConfig(); // bad --blocking-threads fails before Python starts
-            return new Serve(this).run();
+            return superviseOrServe();
         } catch (PythonSetupException | IllegalArgumentException | java.io.UncheckedIOException e) {
             System.err.println("apx: error: " + e.getMessage());
             return 1;
@@ -211,14 +284,85 @@ public final class Main implements Callable<Integer> {
         }
     }
 
+    /** Uvicorn options apx does not have yet: one line that says why, exit 1. */
+    private void refuseUnsupported() {
+        if (logConfig != null) {
+            throw new IllegalArgumentException("--log-config is not supported yet: apx writes Uvicorn's log lines itself "
+                    + "(use --log-level, --use-colors, --no-access-log)");
+        }
+        if (resetContextvars) {
+            throw new IllegalArgumentException("--reset-contextvars is not supported yet: each request runs in a copy of the "
+                    + "server's contextvars context");
+        }
+    }
+
+    /** A supervisor ({@code --reload}, {@code --workers} > 1) above the workers, or this process serves (a worker is one too). */
+    private int superviseOrServe() {
+        int processes = workers != null ? workers : webConcurrency();
+        if (processes < 1 || timeoutWorkerHealthcheck < 1 || limitMaxRequestsJitter < 0 || !(reloadDelay >= 0) || (fd != null && fd < 0)) {
+            throw new IllegalArgumentException("--workers and --timeout-worker-healthcheck must be at least 1; --fd, --reload-delay and "
+                    + "--limit-max-requests-jitter at least 0");
+        }
+        workerLink = WorkerLink.fromEnvironment(System.getenv()).orElse(null);
+        if (workerLink == null && (reload || processes > 1)) {
+            webSockets.config(); // bad flags fail here, once, not in every worker
+            serverConfig();
+            if (reload) {
+                if (processes > 1) {
+                    Log.warning("\"workers\" flag is ignored when reloading is enabled.");
+                }
+                return new Reloader(rawArgs, reloadDirs(), reloadIncludes, reloadExcludes, reloadDelay).run(host, port, uds, fd, backlog);
+            }
+            return new Supervisor(rawArgs, processes, timeoutWorkerHealthcheck).run(host, port, uds, fd, backlog);
+        }
+        if (workerLink == null && (!reloadDirs.isEmpty() || !reloadIncludes.isEmpty() || !reloadExcludes.isEmpty())) {
+            Log.warning("Current configuration will not reload as not all conditions are met, please refer to documentation.");
+        }
+        return new Serve(this).run();
+    }
+
+    private static int webConcurrency() {
+        String value = System.getenv("WEB_CONCURRENCY");
+        try {
+            return value == null || value.isBlank() ? 1 : Integer.parseInt(value.strip());
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException("WEB_CONCURRENCY must be a number of processes, got '" + value + "'");
+        }
+    }
+
+    /** Uvicorn's: the given directories that exist, else the working directory. */
+    private List<Path> reloadDirs() {
+        List<Path> dirs = reloadDirs.stream().filter(java.nio.file.Files::isDirectory).toList();
+        if (dirs.isEmpty()) {
+            if (!reloadDirs.isEmpty()) {
+                Log.warning("Provided reload directories " + reloadDirs + " did not contain valid directories, watching current working directory.");
+            }
+            return List.of(Path.of("").toAbsolutePath());
+        }
+        return dirs;
+    }
+
+    /** The request limit of this process: --limit-max-requests plus a random 0..jitter, as Uvicorn draws it. */
+    private long maxRequests() {
+        if (limitMaxRequests == null) {
+            return 0;
+        }
+        return limitMaxRequests + java.util.concurrent.ThreadLocalRandom.current().nextInt(limitMaxRequestsJitter + 1);
+    }
+
     ServerConfig serverConfig() {
         ServerConfig d = ServerConfig.defaults();
+        if (h11MaxIncompleteEventSize != null) {
+            limitRequestHeaders = h11MaxIncompleteEventSize; // the same limit under h11's name
+        }
         if (limitRequestLine <= 0 || limitRequestHeaders <= 0 || backlog <= 0) {
             throw new IllegalArgumentException("--limit-request-line, --limit-request-headers and --backlog must be at least 1");
         }
         Limits limits = new Limits(limitRequestFields, limitRequestFieldSize, limitMaxBody == null ? 0 : limitMaxBody,
-                timeoutRequestHeader, timeoutWrite, limitMaxRequests == null ? 0 : limitMaxRequests);
-        return new ServerConfig(host, port, uds, backlog, timeoutKeepAlive, limitConcurrency == null ? 0 : limitConcurrency,
+                timeoutRequestHeader, timeoutWrite, maxRequests());
+        // a worker serves on the supervisor's socket, and --fd on its own: neither binds (nor deletes) a path
+        Path bindUds = workerLink != null || fd != null ? null : uds;
+        return new ServerConfig(host, port, bindUds, backlog, timeoutKeepAlive, limitConcurrency == null ? 0 : limitConcurrency,
                 serverHeader, dateHeader, limitRequestLine, limitRequestHeaders, accessLog, d.workerThreads(), limits);
     }
 

@@ -12,8 +12,10 @@ import dev.apx.python.PyRef;
 import dev.apx.python.PythonInstall;
 import dev.apx.log.Log;
 import dev.apx.server.HttpApp;
+import dev.apx.server.InheritedSocket;
 import dev.apx.server.IoHost;
 import dev.apx.server.Server;
+import dev.apx.supervisor.WorkerLink;
 import dev.apx.server.ServerConfig;
 import dev.apx.server.WebSocketConfig;
 import dev.apx.server.WebSockets;
@@ -72,7 +74,13 @@ final class Serve {
             return 1;
         }
         Server server = served.server();
-        if (config.uds() != null) {
+        WorkerLink link = options.workerLink;
+        if (link != null) { // the supervisor said where it runs
+            link.supervisorGone().thenRun(stop::countDown);
+            link.ready(served.onLoop());
+        } else if (options.fd != null) {
+            Log.info("apx running on socket " + options.fd + (server.port() > 0 ? " (port " + server.port() + ")" : "") + " (Press CTRL+C to quit)");
+        } else if (config.uds() != null) {
             Log.info("apx running on unix socket " + config.uds() + " (Press CTRL+C to quit)");
         } else {
             String host = config.host().contains(":") ? "[" + config.host() + "]" : config.host();
@@ -80,7 +88,11 @@ final class Serve {
         }
         server.requestLimitReached().thenRun(() -> {
             Log.warning("Maximum request limit of " + config.limits().maxRequests() + " exceeded. Terminating process.");
-            stop.countDown();
+            if (link != null) {
+                link.recycle(); // it serves on until its replacement does, then gets SIGTERM
+            } else {
+                stop.countDown();
+            }
         });
         try {
             stop.await();
@@ -102,8 +114,11 @@ final class Serve {
         return 0;
     }
 
-    /** A started server and what runs once it has closed (lifespan shutdown, blocking threads). */
-    private record Served(Server server, Runnable afterClose) {
+    /**
+     * A started server, what runs once it has closed (lifespan shutdown, blocking threads), and
+     * where the supervisor's health check is answered (the event loop: a blocked loop does not answer).
+     */
+    private record Served(Server server, Runnable afterClose, java.util.function.Consumer<Runnable> onLoop) {
     }
 
     /** The bind failed; it is logged. */
@@ -135,7 +150,7 @@ final class Serve {
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }
-        });
+        }, task -> bridge.runOnLoop(gil -> task.run()));
     }
 
     /**
@@ -145,14 +160,18 @@ final class Serve {
     private Served serveWsgi(Interpreter interpreter, PyRef app, ServerConfig config) throws BindFailed {
         WsgiHttp http = new WsgiHttp(interpreter, app, options.wsgiConfig());
         Server server = bind(config, http, null, null);
-        return new Served(server, () -> http.close(5000));
+        return new Served(server, () -> http.close(5000), Runnable::run); // no loop to block: answer health checks at once
     }
 
-    private static Server bind(ServerConfig config, HttpApp http, WebSockets webSockets, IoHost host) throws BindFailed {
+    /** Binds {@code config}'s address, or serves on the socket the supervisor or {@code --fd} hands over. */
+    private Server bind(ServerConfig config, HttpApp http, WebSockets webSockets, IoHost host) throws BindFailed {
+        WorkerLink link = options.workerLink;
         try {
-            return Server.start(config, http, webSockets, host);
+            InheritedSocket inherited = link != null ? link.socket() : options.fd != null ? InheritedSocket.of(options.fd) : null;
+            return Server.start(config, http, webSockets, host, inherited);
         } catch (RuntimeException e) {
-            Log.error("cannot bind " + (config.uds() != null ? config.uds() : config.host() + ":" + config.port()) + ": " + e.getMessage());
+            String where = options.fd != null ? "--fd " + options.fd : config.uds() != null ? config.uds().toString() : config.host() + ":" + config.port();
+            Log.error("cannot " + (link != null ? "serve on the supervisor's socket" : "bind " + where) + ": " + e.getMessage());
             throw new BindFailed();
         }
     }

@@ -31,15 +31,22 @@ final class WebSocketOptions {
             description = "Compress messages (permessage-deflate) when the client offers it. Default: ${DEFAULT-VALUE}.")
     boolean perMessageDeflate;
 
+    @Option(names = "--ws-max-queue", defaultValue = "32", paramLabel = "N",
+            description = "Received messages that may wait for the app before apx stops reading the socket. Default: ${DEFAULT-VALUE}.")
+    int maxQueue;
+
     WebSocketConfig config() {
         if (!KINDS.contains(ws)) {
             throw new IllegalArgumentException("invalid value for --ws: '" + ws + "' (choose from " + KINDS + ")");
+        }
+        if (maxQueue <= 0) {
+            throw new IllegalArgumentException("--ws-max-queue must be at least 1, got " + maxQueue);
         }
         if (maxSize <= 0) {
             throw new IllegalArgumentException("--ws-max-size must be a positive number of bytes, got " + maxSize);
         }
         return new WebSocketConfig(!ws.equals("none"), maxSize, seconds("--ws-ping-interval", pingInterval),
-                seconds("--ws-ping-timeout", pingTimeout), perMessageDeflate);
+                seconds("--ws-ping-timeout", pingTimeout), perMessageDeflate, maxQueue);
     }
 
     private static Duration seconds(String option, double value) {

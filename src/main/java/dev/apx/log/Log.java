@@ -10,12 +10,18 @@ public final class Log {
     public enum Level { TRACE, DEBUG, INFO, WARNING, ERROR, CRITICAL }
 
     private static volatile Level level = Level.INFO;
+    private static volatile boolean colors;
 
     private Log() {
     }
 
     public static void setLevel(Level newLevel) {
         level = newLevel;
+    }
+
+    /** {@code --use-colors}: the level name in Uvicorn's colors (ANSI), as its DefaultFormatter does. */
+    public static void setColors(boolean enabled) {
+        colors = enabled;
     }
 
     public static void debug(String message) {
@@ -45,10 +51,22 @@ public final class Log {
         log(Level.INFO, System.out, message);
     }
 
+    private static String color(Level at) {
+        return switch (at) {
+            case TRACE -> "\u001b[34m";
+            case DEBUG -> "\u001b[36m";
+            case INFO -> "\u001b[32m";
+            case WARNING -> "\u001b[33m";
+            case ERROR -> "\u001b[31m";
+            case CRITICAL -> "\u001b[91m";
+        };
+    }
+
     private static void log(Level at, PrintStream stream, String message) {
         if (at.ordinal() >= level.ordinal()) {
             String name = at.name() + ":";
-            stream.println(name + " ".repeat(Math.max(1, 10 - name.length())) + message);
+            String padding = " ".repeat(Math.max(1, 10 - name.length()));
+            stream.println((colors ? color(at) + at.name() + "\u001b[0m:" : name) + padding + message);
         }
     }
 }

@@ -2,7 +2,7 @@ package dev.apx.server;
 
 import io.netty.handler.codec.http.HttpHeaders;
 
-/** The headers the server adds first to every response, as Uvicorn does: server, date. */
+/** The headers the server adds first to every response, as Uvicorn does: server, date, then {@code --header}'s. */
 final class DefaultHeaders {
     static final String SERVER = "apx";
 
@@ -10,11 +10,14 @@ final class DefaultHeaders {
     }
 
     static void add(HttpHeaders headers, ServerConfig config) {
-        if (config.serverHeader()) {
+        if (config.serverHeader() && !ExtraHeaders.hasServer()) { // --header server:X replaces it, as in Uvicorn
             headers.add("server", SERVER);
         }
         if (config.dateHeader()) {
             headers.add("date", DateHeader.now());
+        }
+        for (String[] header : ExtraHeaders.get()) {
+            headers.add(header[0], header[1]);
         }
     }
 }

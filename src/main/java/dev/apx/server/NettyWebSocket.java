@@ -16,10 +16,17 @@ import java.util.List;
 final class NettyWebSocket implements WebSocketConnection {
     private final Channel channel;
     private final WebSocketHandler handler;
+    private final int maxQueue;
 
-    NettyWebSocket(Channel channel, WebSocketHandler handler) {
+    NettyWebSocket(Channel channel, WebSocketHandler handler, int maxQueue) {
         this.channel = channel;
         this.handler = handler;
+        this.maxQueue = maxQueue;
+    }
+
+    @Override
+    public int maxQueue() {
+        return maxQueue;
     }
 
     private void onLoop(Runnable task) {

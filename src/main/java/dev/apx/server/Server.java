@@ -5,6 +5,7 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.ServerChannel;
 import io.netty.channel.group.DefaultChannelGroup;
 import io.netty.channel.unix.DomainSocketAddress;
 import io.netty.util.concurrent.GlobalEventExecutor;
@@ -51,6 +52,11 @@ public final class Server implements AutoCloseable {
      * config.workerThreads()} of them). Without the native epoll transport, Netty's threads.
      */
     public static Server start(ServerConfig config, HttpApp app, WebSockets webSockets, IoHost host) {
+        return start(config, app, webSockets, host, null);
+    }
+
+    /** As above, serving on {@code inherited} (when not null) instead of binding {@code config}'s address. */
+    public static Server start(ServerConfig config, HttpApp app, WebSockets webSockets, IoHost host, InheritedSocket inherited) {
         Transport transport = Transport.best();
         EventLoopGroup boss;
         EventLoopGroup workers;
@@ -68,7 +74,13 @@ public final class Server implements AutoCloseable {
                     .option(ChannelOption.SO_BACKLOG, config.backlog())
                     .childHandler(new ChannelSetup(state));
             Channel listener;
-            if (config.uds() != null) {
+            if (inherited != null) {
+                if (!inherited.unix()) {
+                    bootstrap.childOption(ChannelOption.TCP_NODELAY, true);
+                }
+                io.netty.channel.ChannelFactory<ServerChannel> factory = inherited::channel;
+                listener = bootstrap.channelFactory(factory).register().sync().channel();
+            } else if (config.uds() != null) {
                 if (transport.unix() == null) {
                     throw new IllegalStateException("--uds needs the native epoll transport, which is not available here");
                 }

@@ -10,9 +10,16 @@ import java.time.Duration;
  * @param pingInterval      the server pings this often (zero: never)
  * @param pingTimeout       no pong within this closes with 1011 (zero: wait forever)
  * @param perMessageDeflate offer permessage-deflate (RFC 7692) when the client asks for it
+ * @param maxQueue          received messages the app has not taken yet before reading pauses ({@code --ws-max-queue})
  */
 public record WebSocketConfig(boolean enabled, int maxSize, Duration pingInterval, Duration pingTimeout,
-                              boolean perMessageDeflate) {
+                              boolean perMessageDeflate, int maxQueue) {
+    public static final int DEFAULT_MAX_QUEUE = 32; // Uvicorn's --ws-max-queue default
+
+    public WebSocketConfig(boolean enabled, int maxSize, Duration pingInterval, Duration pingTimeout, boolean perMessageDeflate) {
+        this(enabled, maxSize, pingInterval, pingTimeout, perMessageDeflate, DEFAULT_MAX_QUEUE);
+    }
+
     public static WebSocketConfig defaults() {
         return new WebSocketConfig(true, 16 * 1024 * 1024, Duration.ofSeconds(20), Duration.ofSeconds(20), true);
     }

@@ -25,6 +25,11 @@ public interface WebSocketConnection {
     /** False while the connection's outbound buffer is above its high-water mark. */
     boolean isWritable();
 
+    /** How many received messages may wait for the app before reading pauses ({@code --ws-max-queue}). */
+    default int maxQueue() {
+        return WebSocketConfig.DEFAULT_MAX_QUEUE;
+    }
+
     /** Stops (true) or resumes (false) reading frames from the socket. */
     void pauseReading(boolean paused);
 

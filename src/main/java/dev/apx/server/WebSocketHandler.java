@@ -96,7 +96,7 @@ final class WebSocketHandler extends ChannelDuplexHandler {
     /** Hands the request to the app, which answers through a {@link NettyWebSocket}. */
     void open(RequestHead head) {
         path = head.uri();
-        session = state.webSockets().app().open(head, new NettyWebSocket(ctx.channel(), this));
+        session = state.webSockets().app().open(head, new NettyWebSocket(ctx.channel(), this, state.webSockets().config().maxQueue()));
     }
 
     // ---- the app's decisions (event loop)

@@ -41,8 +41,13 @@ final class ApxProcess implements AutoCloseable {
 
     /** Starts {@code apx --python 3.11 --app-dir <test resources>/python --port 0 args...} and waits until it serves. */
     static ApxProcess start(Path dir, Map<String, String> env, String... args) throws IOException, InterruptedException {
+        return start(dir, testApps(), env, args);
+    }
+
+    /** The same with the app in {@code appDir} (e.g. a file the test edits) instead of the test resources. */
+    static ApxProcess start(Path dir, Path appDir, Map<String, String> env, String... args) throws IOException, InterruptedException {
         List<String> command = new ArrayList<>(List.of(JAVA, "--enable-native-access=ALL-UNNAMED", "-jar", JAR.toString(),
-                "--python", PYTHON.toString(), "--app-dir", testApps().toString(), "--port", "0"));
+                "--python", PYTHON.toString(), "--app-dir", appDir.toString(), "--port", "0"));
         command.addAll(List.of(args));
         Path stdout = dir.resolve("stdout.txt");
         Path stderr = dir.resolve("stderr.txt");
@@ -84,6 +89,11 @@ final class ApxProcess implements AutoCloseable {
     /** Waits up to {@code seconds} until stderr holds {@code text}. */
     void awaitStderr(String text, int seconds) throws IOException, InterruptedException {
         awaitCount(stderr, text, 1, seconds);
+    }
+
+    /** Waits up to {@code seconds} until stderr holds {@code text} {@code count} times. */
+    void awaitStderr(String text, int count, int seconds) throws IOException, InterruptedException {
+        awaitCount(stderr, text, count, seconds);
     }
 
     /** Waits up to {@code seconds} until stdout holds {@code text} {@code count} times. */

@@ -29,6 +29,8 @@ class WebSocketOptionsTest {
                 "--ws-ping-timeout", "0", "--ws-per-message-deflate", "false", "main:app");
         assertThat(config).isEqualTo(new WebSocketConfig(true, 1024, Duration.ofMillis(2500), Duration.ZERO, false));
         assertThat(parse("--ws", "none", "main:app").enabled()).isFalse();
+        assertThat(parse("--ws-max-queue", "4", "main:app").maxQueue()).isEqualTo(4);
+        assertThatThrownBy(() -> parse("--ws-max-queue", "0", "main:app")).hasMessageContaining("--ws-max-queue must be at least 1");
     }
 
     @Test

@@ -1,0 +1,149 @@
+package dev.apx.supervisor;
+
+import dev.apx.log.Log;
+import sun.misc.Signal;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.ClosedWatchServiceException;
+import java.nio.file.FileSystems;
+import java.nio.file.FileVisitResult;
+import java.nio.file.SimpleFileVisitor;
+import java.nio.file.attribute.BasicFileAttributes;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardWatchEventKinds;
+import java.nio.file.WatchEvent;
+import java.nio.file.WatchKey;
+import java.nio.file.WatchService;
+import java.util.HashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * {@code --reload}: Uvicorn's reloader with the JDK's WatchService (inotify) instead of watchfiles.
+ * One worker; a change to a watched file stops it (SIGTERM, it drains) and starts a new one. A new
+ * worker that cannot import the app shows its traceback and the reloader keeps watching: the next
+ * change (the fix) starts it again.
+ */
+public final class Reloader {
+    private final WorkerCommand command;
+    private final List<Path> dirs;
+    private final ReloadFilter filter;
+    private final long delayMillis;
+    private volatile boolean shouldExit;
+
+    public Reloader(String[] args, List<Path> dirs, List<String> includes, List<String> excludes, double delaySeconds) {
+        this.command = WorkerCommand.ofThisProcess(args);
+        this.dirs = dirs.stream().map(d -> d.toAbsolutePath().normalize()).distinct().sorted().toList();
+        this.filter = new ReloadFilter(includes, excludes);
+        this.delayMillis = Math.round(delaySeconds * 1000);
+    }
+
+    public int run(String host, int port, Path uds, Integer fd, int backlog) {
+        Log.info("Will watch for changes in these directories: "
+                + dirs.stream().map(d -> "'" + d + "'").toList());
+        try (ListenSocket socket = fd != null ? ListenSocket.inherit(fd) : ListenSocket.bind(host, port, uds, backlog);
+             ControlServer control = ControlServer.start(socket.fd());
+             WatchService watcher = FileSystems.getDefault().newWatchService()) {
+            Log.info("apx running on " + socket.url() + " (Press CTRL+C to quit)");
+            long pid = ProcessHandle.current().pid();
+            Log.info("Started reloader process [" + pid + "] using WatchService");
+            Signal.handle(new Signal("INT"), s -> shouldExit = true);
+            Signal.handle(new Signal("TERM"), s -> shouldExit = true);
+            Map<WatchKey, Path> keys = new HashMap<>();
+            for (Path dir : dirs) {
+                register(watcher, dir, keys);
+            }
+            Worker worker = start(control);
+            while (!shouldExit) {
+                Set<Path> changes = changes(watcher, keys);
+                if (!changes.isEmpty() && !shouldExit) {
+                    Log.warning("WatchService detected changes in " + String.join(", ", changes.stream().map(Reloader::display).toList())
+                            + ". Reloading...");
+                    stop(worker, control);
+                    worker = start(control);
+                } else if (!worker.isAlive() && worker.isReady()) {
+                    control.forget(worker); // it died after serving: it comes back at the next change, as with Uvicorn
+                }
+            }
+            stop(worker, control);
+            Log.info("Stopping reloader process [" + pid + "]");
+            return 0;
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot watch " + dirs + ": " + e.getMessage(), e);
+        }
+    }
+
+    private Worker start(ControlServer control) {
+        Worker worker = control.start(command);
+        worker.release(true); // one worker: its lines as they come, a failed import's traceback included
+        return worker;
+    }
+
+    private static void stop(Worker worker, ControlServer control) {
+        worker.terminate();
+        worker.join();
+        control.forget(worker);
+    }
+
+    /** The changed files that pass the filter, waiting {@code --reload-delay} between checks; empty on none or exit. */
+    private Set<Path> changes(WatchService watcher, Map<WatchKey, Path> keys) throws IOException {
+        Set<Path> changed = new LinkedHashSet<>();
+        try {
+            WatchKey key = watcher.poll(delayMillis, TimeUnit.MILLISECONDS);
+            while (key != null) {
+                Path dir = keys.get(key);
+                for (WatchEvent<?> event : key.pollEvents()) {
+                    if (event.kind() == StandardWatchEventKinds.OVERFLOW || dir == null) {
+                        continue;
+                    }
+                    Path path = dir.resolve((Path) event.context());
+                    if (Files.isDirectory(path)) {
+                        if (event.kind() == StandardWatchEventKinds.ENTRY_CREATE) {
+                            register(watcher, path, keys);
+                        }
+                    } else if (filter.test(path)) {
+                        changed.add(path);
+                    }
+                }
+                if (!key.reset()) {
+                    keys.remove(key);
+                }
+                // an editor's save is several events: collect what follows within the delay
+                key = changed.isEmpty() ? null : watcher.poll(delayMillis, TimeUnit.MILLISECONDS);
+            }
+        } catch (InterruptedException | ClosedWatchServiceException e) {
+            shouldExit = true;
+        }
+        return changed;
+    }
+
+    private void register(WatchService watcher, Path root, Map<WatchKey, Path> keys) throws IOException {
+        Files.walkFileTree(root, new SimpleFileVisitor<>() {
+            @Override
+            public FileVisitResult preVisitDirectory(Path dir, BasicFileAttributes attributes) throws IOException {
+                if (!dir.equals(root) && filter.skipDirectory(dir)) {
+                    return FileVisitResult.SKIP_SUBTREE;
+                }
+                keys.put(dir.register(watcher, StandardWatchEventKinds.ENTRY_CREATE, StandardWatchEventKinds.ENTRY_MODIFY,
+                        StandardWatchEventKinds.ENTRY_DELETE), dir);
+                return FileVisitResult.CONTINUE;
+            }
+
+            @Override
+            public FileVisitResult visitFileFailed(Path file, IOException e) {
+                Log.warning("cannot watch " + file + ": " + e.getMessage());
+                return FileVisitResult.CONTINUE;
+            }
+        });
+    }
+
+    private static String display(Path path) {
+        Path cwd = Path.of("").toAbsolutePath();
+        return "'" + (path.startsWith(cwd) ? cwd.relativize(path) : path) + "'";
+    }
+}

@@ -1,0 +1,181 @@
+package dev.apx.supervisor;
+
+import dev.apx.log.Log;
+import sun.misc.Signal;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * {@code --workers N}: Uvicorn's {@code Multiprocess} for JVM workers. One thread runs everything
+ * (signals are queued to it), checking each worker every half second: a dead one is replaced, one that
+ * never started stops the supervisor (exit 3, its traceback shown once), one whose event loop does not
+ * answer within {@code --timeout-worker-healthcheck} is killed and replaced, one past
+ * {@code --limit-max-requests} is replaced the rolling way (the new one serves before the old one drains).
+ * SIGHUP replaces them all that way; SIGTTIN / SIGTTOU add or remove one; SIGINT / SIGTERM stop them
+ * (each drains within its {@code --timeout-graceful-shutdown}) and exit 0.
+ */
+public final class Supervisor {
+    /** How long a new worker may take to serve: a JVM start, the interpreter and the app's import. */
+    static final int STARTUP_SECONDS = 60;
+    private static final int STARTUP_FAILURE = 3;
+    private static final List<String> SIGNALS = List.of("INT", "TERM", "HUP", "TTIN", "TTOU");
+
+    private final WorkerCommand command;
+    private final int healthcheckSeconds;
+    private final LinkedBlockingQueue<String> signals = new LinkedBlockingQueue<>();
+    private final List<Worker> workers = new ArrayList<>();
+    private int wanted;
+    private volatile boolean shouldExit;
+    private boolean failedToStart;
+    private ControlServer control;
+
+    public Supervisor(String[] args, int workers, int healthcheckSeconds) {
+        this.command = WorkerCommand.ofThisProcess(args);
+        this.wanted = workers;
+        this.healthcheckSeconds = healthcheckSeconds;
+    }
+
+    /** Binds ({@code uds} or host:port, or takes {@code fd} when not null), serves until a signal; the exit code. */
+    public int run(String host, int port, java.nio.file.Path uds, Integer fd, int backlog) {
+        try (ListenSocket socket = fd != null ? ListenSocket.inherit(fd) : ListenSocket.bind(host, port, uds, backlog);
+             ControlServer control = ControlServer.start(socket.fd())) {
+            this.control = control;
+            Log.info("apx running on " + socket.url() + " (Press CTRL+C to quit)");
+            for (String name : SIGNALS) {
+                Signal.handle(new Signal(name), signal -> {
+                    if (name.equals("INT") || name.equals("TERM")) {
+                        shouldExit = true;
+                    }
+                    signals.add(name);
+                });
+            }
+            long pid = ProcessHandle.current().pid();
+            Log.info("Started parent process [" + pid + "]");
+            for (int i = 0; i < wanted; i++) {
+                workers.add(control.start(command));
+            }
+            while (!shouldExit) {
+                String signal = signals.poll(500, TimeUnit.MILLISECONDS);
+                if (signal != null) {
+                    handle(signal);
+                }
+                keepWorkersAlive();
+            }
+            while (!signals.isEmpty()) {
+                handle(signals.poll()); // the INT/TERM that ended the loop: its log line
+            }
+            for (Worker worker : workers) {
+                if (!worker.isReady()) {
+                    worker.release(false); // one still starting: its lines would only repeat the failure shown
+                }
+                worker.terminate();
+            }
+            workers.forEach(Worker::join);
+            Log.info("Stopping parent process [" + pid + "]");
+            return failedToStart ? STARTUP_FAILURE : 0;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            workers.forEach(Worker::kill);
+            return 1;
+        }
+    }
+
+    private void handle(String signal) {
+        switch (signal) {
+            case "INT" -> Log.info("Received SIGINT, exiting.");
+            case "TERM" -> Log.info("Received SIGTERM, exiting.");
+            case "HUP" -> {
+                Log.info("Received SIGHUP, restarting processes.");
+                for (int i = 0; i < workers.size() && !shouldExit; i++) {
+                    if (!replace(i)) {
+                        return;
+                    }
+                }
+            }
+            case "TTIN" -> {
+                Log.info("Received SIGTTIN, increasing the number of processes.");
+                wanted++;
+                workers.add(control.start(command));
+            }
+            case "TTOU" -> {
+                Log.info("Received SIGTTOU, decreasing number of processes.");
+                if (wanted <= 1) {
+                    Log.info("Already reached one process, cannot decrease the number of processes anymore.");
+                    return;
+                }
+                wanted--;
+                Worker last = workers.removeLast();
+                last.terminate();
+                last.join();
+                control.forget(last);
+            }
+            default -> Log.debug("Received signal SIG" + signal + ", but no handler is defined for it.");
+        }
+    }
+
+    private void keepWorkersAlive() throws InterruptedException {
+        for (int i = 0; i < workers.size() && !shouldExit; i++) {
+            Worker worker = workers.get(i);
+            if (worker.isAlive() && worker.pingOverdue(healthcheckSeconds)) {
+                Log.error("Child process [" + worker.pid() + "] did not answer the health check within " + healthcheckSeconds
+                        + " s (is its event loop blocked?); killing it.");
+                worker.kill();
+            }
+            if (!worker.isAlive()) {
+                worker.join();
+                control.forget(worker);
+                if (worker.failedToStart()) {
+                    worker.awaitOutput();
+                    worker.release(true); // its traceback, once
+                    Log.error("Child process [" + worker.pid() + "] failed to start, stopping the parent process.");
+                    failedToStart = true;
+                    shouldExit = true;
+                    return;
+                }
+                Log.info("Child process [" + worker.pid() + "] died");
+                workers.set(i, control.start(command));
+            } else if (worker.takeRecycleRequest()) {
+                Log.info("Child process [" + worker.pid() + "] reached its request limit; replacing it.");
+                replace(i);
+            }
+        }
+    }
+
+    /** Replaces worker {@code i}, the new one serving before the old one drains; false if the new one did not start. */
+    private boolean replace(int i) {
+        Worker old = workers.get(i);
+        Worker fresh = control.start(command);
+        boolean ready;
+        try {
+            ready = fresh.awaitReady(STARTUP_SECONDS, () -> shouldExit);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            ready = false;
+        }
+        if (!ready) {
+            boolean failed = !fresh.isAlive();
+            fresh.kill();
+            fresh.join();
+            control.forget(fresh);
+            if (!shouldExit) {
+                if (failed) {
+                    fresh.awaitOutput();
+                    fresh.release(true);
+                }
+                Log.error("New child process [" + fresh.pid() + "] was not ready in time; keeping worker [" + old.pid()
+                        + "] and aborting the restart.");
+            } else {
+                fresh.release(false);
+            }
+            return false;
+        }
+        old.terminate();
+        old.join();
+        control.forget(old);
+        workers.set(i, fresh);
+        return true;
+    }
+}

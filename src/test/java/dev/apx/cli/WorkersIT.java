@@ -1,0 +1,164 @@
+package dev.apx.cli;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.HashSet;
+import java.util.Map;
+import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Issue 14, process model: {@code --workers N} runs a supervisor above N worker JVMs on one socket
+ * ({@code apxtest.worker_apps}). Signals as Uvicorn's supervisor takes them, under steady load.
+ * Each JVM start takes 1-2 s here (more on a loaded machine): the waits are generous, the runs short.
+ */
+class WorkersIT {
+    private static final String STARTED = "Application startup complete.";
+    private static final int WAIT = 90;
+
+    @TempDir
+    Path tmp;
+
+    @Test
+    void rollingRestartAddAndRemoveWorkersAndReplaceAKilledOneUnderLoad() throws Exception {
+        try (ApxProcess apx = ApxProcess.start(tmp, Map.of(), "--no-access-log", "--workers", "2", "apxtest.worker_apps:app")) {
+            apx.awaitStderr(STARTED, 2, WAIT);
+            assertThat(apx.stderr()).contains("Started parent process [" + apx.process.pid() + "]");
+            Set<Long> first = children(apx, 2);
+            try (WorkerLoad load = new WorkerLoad(apx.port, 8)) {
+                load.awaitMore(100, WAIT);
+                assertThat(load.pids()).as("both workers take connections from the one socket").isEqualTo(first);
+
+                signal(apx, "HUP"); // each new worker serves before its old one drains
+                apx.awaitStderr("Received SIGHUP, restarting processes.", 1, WAIT);
+                apx.awaitStderr(STARTED, 4, WAIT);
+                apx.awaitStderr("Waiting for child process [", 2, WAIT);
+                load.awaitMore(100, WAIT);
+                Set<Long> second = children(apx, 2);
+                assertThat(second).doesNotContainAnyElementsOf(first);
+
+                signal(apx, "TTIN");
+                apx.awaitStderr("Received SIGTTIN, increasing the number of processes.", 1, WAIT);
+                apx.awaitStderr(STARTED, 5, WAIT);
+                assertThat(children(apx, 3)).containsAll(second);
+                signal(apx, "TTOU");
+                apx.awaitStderr("Received SIGTTOU, decreasing number of processes.", 1, WAIT);
+                apx.awaitStderr("Waiting for child process [", 3, WAIT);
+                assertThat(children(apx, 2)).isEqualTo(second);
+                load.awaitMore(100, WAIT);
+                assertThat(load.failures).as("no request fails across SIGHUP, SIGTTIN and SIGTTOU").isEmpty();
+
+                long victim = second.iterator().next();
+                ProcessHandle.of(victim).orElseThrow().destroyForcibly(); // SIGKILL
+                apx.awaitStderr("Child process [" + victim + "] died", 1, WAIT);
+                apx.awaitStderr(STARTED, 6, WAIT);
+                Set<Long> third = children(apx, 2);
+                assertThat(third).doesNotContain(victim);
+                long replacement = third.stream().filter(pid -> !second.contains(pid)).findFirst().orElseThrow();
+                // the shared queue hands new connections to whichever worker accepts first, and the warm
+                // survivor often wins for a while: wait until the replacement has served some
+                for (long deadline = System.nanoTime() + WAIT * 1_000_000_000L;
+                     !load.perPid.containsKey(replacement) && System.nanoTime() < deadline; ) {
+                    Thread.sleep(50);
+                }
+                assertThat(load.perPid.get(replacement)).as("the replacement serves").isNotNull();
+                assertThat(load.failures.size()).as("at most the requests in flight on the killed worker fail: %s", load.failures)
+                        .isLessThanOrEqualTo(8);
+            }
+            apx.process.destroy(); // SIGTERM: every worker drains, then the supervisor exits 0
+            assertThat(apx.awaitExit(WAIT)).isZero();
+            assertThat(apx.stderr()).contains("Received SIGTERM, exiting.", "Stopping parent process [" + apx.process.pid() + "]")
+                    .doesNotContain("failed to start");
+            apx.assertNoJavaStackTrace();
+        }
+    }
+
+    @Test
+    void workersPastTheirRequestLimitAreReplacedWithoutAFailedRequest() throws Exception {
+        try (ApxProcess apx = ApxProcess.start(tmp, Map.of(), "--no-access-log", "--workers", "2",
+                "--limit-max-requests", "150", "--limit-max-requests-jitter", "50", "apxtest.worker_apps:app")) {
+            apx.awaitStderr(STARTED, 2, WAIT);
+            Set<Long> first = children(apx, 2);
+            try (WorkerLoad load = new WorkerLoad(apx.port, 6)) {
+                apx.awaitStderr("reached its request limit; replacing it.", 2, WAIT);
+                apx.awaitStderr(STARTED, 4, WAIT);
+                apx.awaitStderr("Waiting for child process [", 2, WAIT);
+                load.awaitMore(100, WAIT);
+                assertThat(load.failures).as("recycling fails no request").isEmpty();
+                assertThat(load.pids()).containsAll(first).hasSizeGreaterThan(2);
+                for (long pid : first) {
+                    long served = load.perPid.get(pid).get();
+                    // each stopped taking requests soon after its limit (150..200) once its replacement served
+                    assertThat(served).as("requests served by the first worker %d", pid).isGreaterThanOrEqualTo(150);
+                }
+            }
+            assertThat(apx.stderr()).containsPattern("Maximum request limit of (1[5-9][0-9]|200) exceeded");
+            apx.process.destroy();
+            assertThat(apx.awaitExit(WAIT)).isZero();
+        }
+    }
+
+    @Test
+    void aWorkerWhoseEventLoopIsBlockedIsNamedKilledAndReplaced() throws Exception {
+        try (ApxProcess apx = ApxProcess.start(tmp, Map.of(), "--no-access-log", "--workers", "2", "--timeout-worker-healthcheck", "2",
+                "apxtest.worker_apps:app")) {
+            apx.awaitStderr(STARTED, 2, WAIT);
+            Set<Long> first = children(apx, 2);
+            Thread blocker = Thread.ofPlatform().daemon().start(() -> {
+                try {
+                    WorkerLoad.get(apx.port, "/block?s=120");
+                } catch (IOException expected) {
+                    // its worker is killed
+                }
+            });
+            apx.awaitStderr("did not answer the health check within 2 s", 1, WAIT);
+            Matcher named = Pattern.compile("Child process \\[(\\d+)] did not answer the health check").matcher(apx.stderr());
+            assertThat(named.find()).isTrue();
+            long blocked = Long.parseLong(named.group(1));
+            assertThat(first).contains(blocked);
+            apx.awaitStderr("Child process [" + blocked + "] died", 1, WAIT);
+            apx.awaitStderr(STARTED, 3, WAIT);
+            blocker.join(WAIT * 1000L);
+            assertThat(children(apx, 2)).doesNotContain(blocked);
+            assertThat(WorkerLoad.get(apx.port, "/")).isEqualTo("ok");
+            apx.process.destroy();
+            assertThat(apx.awaitExit(WAIT)).isZero();
+        }
+    }
+
+    @Test
+    void aWorkerThatCannotImportTheAppStopsTheSupervisorWithItsTracebackShownOnce() throws Exception {
+        try (ApxProcess apx = ApxProcess.start(tmp, Map.of(), "--workers", "2", "apxtest.broken_app:app")) {
+            assertThat(apx.awaitExit(WAIT)).isEqualTo(3);
+            String stderr = apx.stderr();
+            assertThat(ApxProcess.count(stderr, "No module named 'module_that_does_not_exist_apx'")).as(stderr).isGreaterThanOrEqualTo(1);
+            assertThat(ApxProcess.count(stderr, "Traceback (most recent call last)")).as(stderr).isEqualTo(1);
+            assertThat(stderr).contains("failed to start, stopping the parent process.").doesNotContain("died");
+        }
+    }
+
+    /** The worker pids once there are {@code count} of them (a replaced worker may take a moment to exit). */
+    private static Set<Long> children(ApxProcess apx, int count) throws InterruptedException {
+        Set<Long> pids = Set.of();
+        for (long deadline = System.nanoTime() + WAIT * 1_000_000_000L; System.nanoTime() < deadline; Thread.sleep(50)) {
+            pids = new HashSet<>();
+            for (ProcessHandle child : apx.process.children().filter(ProcessHandle::isAlive).toList()) {
+                pids.add(child.pid());
+            }
+            if (pids.size() == count) {
+                return pids;
+            }
+        }
+        throw new AssertionError("expected " + count + " workers, found " + pids);
+    }
+
+    static void signal(ApxProcess apx, String name) throws IOException, InterruptedException {
+        assertThat(new ProcessBuilder("kill", "-" + name, String.valueOf(apx.process.pid())).start().waitFor()).isZero();
+    }
+}
