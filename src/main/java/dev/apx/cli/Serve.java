@@ -11,6 +11,9 @@ import dev.apx.python.Interpreter;
 import dev.apx.python.PyRef;
 import dev.apx.python.PythonInstall;
 import dev.apx.log.Log;
+import dev.apx.metrics.Metrics;
+import dev.apx.metrics.MetricsConfig;
+import dev.apx.server.HttpObserver;
 import dev.apx.server.Server;
 import dev.apx.server.ServerConfig;
 import dev.apx.server.WebSocketConfig;
@@ -39,6 +42,16 @@ final class Serve {
 
     int run() {
         WebSocketConfig wsConfig = options.webSockets.config(); // bad flags fail before Python starts
+        MetricsConfig metricsConfig = options.metrics.config(System.getenv());
+        try (Metrics metrics = metricsConfig == null ? null : Metrics.start(metricsConfig)) {
+            if (metrics != null) {
+                Log.info("Metrics on http://" + metricsConfig.host() + ":" + metrics.port() + "/metrics");
+            }
+            return run(wsConfig, metrics);
+        }
+    }
+
+    private int run(WebSocketConfig wsConfig, Metrics metrics) {
         PythonInstall install = PythonInstall.locate(Optional.ofNullable(options.python), System.getenv());
         Interpreter interpreter = Interpreter.start(install);
         if (options.envFile != null) {
@@ -60,6 +73,9 @@ final class Serve {
             bridgeConfig = bridgeConfig.withStartMode(StartMode.LOOP); // requests arrive on the loop thread: no step lock
         }
         Bridge bridge = Bridge.start(interpreter, bridgeConfig);
+        if (metrics != null) {
+            metrics.watch(bridge);
+        }
         PyRef state = interpreter.call(gil -> gil.dict(Map.of()));
         Lifespan lifespan = new Lifespan(bridge, app, state, options.lifespan);
         try {
@@ -77,10 +93,13 @@ final class Serve {
         Server server;
         try {
             server = Server.start(config, http, new WebSockets(webSocket, wsConfig),
-                    options.ioMode == IoMode.LOOP ? new LoopIoHost(bridge) : null);
+                    options.ioMode == IoMode.LOOP ? new LoopIoHost(bridge) : null, metrics != null ? metrics.http() : HttpObserver.NONE);
         } catch (RuntimeException e) {
             Log.error("cannot bind " + (config.uds() != null ? config.uds() : config.host() + ":" + config.port()) + ": " + e.getMessage());
             return 1;
+        }
+        if (metrics != null) {
+            metrics.watch(server);
         }
         if (config.uds() != null) {
             Log.info("apx running on unix socket " + config.uds() + " (Press CTRL+C to quit)");

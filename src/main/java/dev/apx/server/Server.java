@@ -51,6 +51,11 @@ public final class Server implements AutoCloseable {
      * config.workerThreads()} of them). Without the native epoll transport, Netty's threads.
      */
     public static Server start(ServerConfig config, HttpApp app, WebSockets webSockets, IoHost host) {
+        return start(config, app, webSockets, host, HttpObserver.NONE);
+    }
+
+    /** As {@link #start(ServerConfig, HttpApp, WebSockets, IoHost)}, telling {@code observer} what connections do (metrics). */
+    public static Server start(ServerConfig config, HttpApp app, WebSockets webSockets, IoHost host, HttpObserver observer) {
         Transport transport = Transport.best();
         EventLoopGroup boss;
         EventLoopGroup workers;
@@ -61,7 +66,7 @@ public final class Server implements AutoCloseable {
             workers = new MultiThreadIoEventLoopGroup(config.workerThreads(), transport.ioHandlers());
         }
         ServerState state = new ServerState(config, app, new DefaultChannelGroup(GlobalEventExecutor.INSTANCE), new AtomicInteger(),
-                webSockets != null && webSockets.config().enabled() ? webSockets : null);
+                webSockets != null && webSockets.config().enabled() ? webSockets : null, observer);
         try {
             ServerBootstrap bootstrap = new ServerBootstrap()
                     .group(boss, workers)
