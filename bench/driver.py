@@ -16,6 +16,7 @@ import socket
 import subprocess
 import sys
 import time
+import threading
 import urllib.error
 import urllib.request
 from dataclasses import dataclass
@@ -42,10 +43,13 @@ class Workload:
     note: str = ""
     websocket: bool = False  # load with bench/wsload/WsLoad.java: one "request" is one echoed message
     connections: tuple = ()  # fixed connection counts instead of --connections
+    servers: tuple = ("apx", "uvicorn")  # measured side by side, alternating within each round
 
 
 WORKLOADS = [
     Workload("plaintext", "raw:hello", "/", expect_bytes=13),
+    Workload("plaintext-metrics", "raw:hello", "/", expect_bytes=13, servers=("apx", "apx-metrics"),
+             note="apx with --metrics (scraped every second during the run) against apx without: what the metrics cost"),
     Workload("get-10k", "raw:get10k", "/", expect_bytes=10240),
     Workload("echo-4k", "raw:echo", "/", post_bytes=4096, expect_bytes=4096),
     Workload("echo-10k", "raw:echo", "/", post_bytes=10240, expect_bytes=10240),
@@ -74,6 +78,27 @@ class Server:
     process: subprocess.Popen
     port: int
     log: Path
+    scraper: "Scraper" = None
+
+
+class Scraper(threading.Thread):
+    """Scrapes an apx-metrics server's endpoint once a second, as Prometheus would, while it runs."""
+
+    def __init__(self, port):
+        super().__init__(daemon=True)
+        self.url = f"http://127.0.0.1:{port}/metrics"
+        self.scrapes = 0
+        self.start()
+
+    def run(self):
+        while True:
+            time.sleep(1)
+            try:
+                with urllib.request.urlopen(self.url, timeout=5) as response:
+                    response.read()
+                self.scrapes += 1
+            except OSError:
+                pass  # not listening yet, or stopped
 
 
 def free_port():
@@ -82,10 +107,11 @@ def free_port():
         return s.getsockname()[1]
 
 
-def server_command(kind, app, port, ceiling_classes=None):
-    if kind == "apx":
+def server_command(kind, app, port, ceiling_classes=None, metrics_port=None):
+    if kind in ("apx", "apx-metrics"):
+        metrics = ["--metrics", "--metrics-port", str(metrics_port)] if kind == "apx-metrics" else []
         return [str(ROOT / "bin" / "apx"), "--python", str(VENV_PYTHON), "--app-dir", str(APPS), "--port", str(port),
-                "--no-access-log", "--log-level", "warning", app]
+                "--no-access-log", "--log-level", "warning"] + metrics + [app]
     if kind == "uvicorn":
         return [str(VENV_PYTHON), "-m", "uvicorn", "--loop", "uvloop", "--http", "httptools", "--app-dir", str(APPS),
                 "--port", str(port), "--no-access-log", "--log-level", "warning", app]
@@ -97,11 +123,15 @@ def server_command(kind, app, port, ceiling_classes=None):
 
 def start_server(kind, app, label, ceiling_classes=None):
     port = free_port()
+    metrics_port = free_port() if kind == "apx-metrics" else None
     log = RESULTS / f"server-{label}-{kind}.log"
     with open(log, "w") as out:
-        process = subprocess.Popen(["taskset", "-c", SERVER_CORE] + server_command(kind, app, port, ceiling_classes),
+        process = subprocess.Popen(["taskset", "-c", SERVER_CORE] + server_command(kind, app, port, ceiling_classes, metrics_port),
                                    stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
-    return Server(kind, process, port, log)
+    server = Server(kind, process, port, log)
+    if metrics_port:
+        server.scraper = Scraper(metrics_port)
+    return server
 
 
 def stop_server(server):
@@ -386,7 +416,7 @@ def main(argv):
             finally:
                 stop_server(server)
     for workload in selected:
-        servers = [start_server("apx", workload.app, workload.name), start_server("uvicorn", workload.app, workload.name)]
+        servers = [start_server(kind, workload.app, workload.name) for kind in workload.servers]
         try:
             measure_group(workload.name, servers, workload, options, runs)
         except BenchFailure as failure:

@@ -39,6 +39,10 @@ def summarise(runs):
         row["ratio"] = row["rps"] / uvicorn["rps"] if row["server"] == "apx" and uvicorn else None
         row["cpu_ratio"] = row["per_cpu_s"] / uvicorn["per_cpu_s"] \
             if row["server"] == "apx" and uvicorn and uvicorn["per_cpu_s"] else None
+        metrics_off = by_key.get((row["workload"], row["connections"], "apx")) if row["server"] == "apx-metrics" else None
+        if metrics_off:  # the --metrics row: its cost, on against off in the same run (target >= 0.97)
+            row["vs_metrics_off"] = row["rps"] / metrics_off["rps"]
+            row["cpu_vs_metrics_off"] = row["per_cpu_s"] / metrics_off["per_cpu_s"] if metrics_off["per_cpu_s"] else None
     ceiling = {r["connections"]: r for r in rows if r["workload"] == "plaintext-ceiling" and r["server"] == "netty"}
     for row in rows:
         if row["workload"] == "plaintext" and row["server"] == "apx" and row["connections"] in ceiling:
@@ -55,6 +59,10 @@ def table(rows):
             ratio += f" · per CPU-s {r['cpu_ratio']:.2f}×"
         if r.get("ratio") and r["workload"] in TARGETS and (r["workload"] != "sleep-1ms" or r["connections"] == 256):
             ratio += f" (target {TARGETS[r['workload']]:.1f}×)"
+        if r.get("vs_metrics_off"):
+            ratio += f"--metrics on/off **{r['vs_metrics_off']:.3f}×**"
+            if r.get("cpu_vs_metrics_off"):
+                ratio += f" · per CPU-s {r['cpu_vs_metrics_off']:.3f}×"
         if "of_ceiling_pct" in r:
             ratio += f" ({r['of_ceiling_pct']:.0f} % of netty)"
         lines.append(f"| {r['workload']} | {r['connections']} | {r['server']} | {r['rps']:,.0f} | {r['spread_pct']:.0f} % "
@@ -82,6 +90,10 @@ def targets(rows):
             lines.append(f"- p99 at 256, {r['workload']}: apx {r['p99_ms']:.1f} ms vs Uvicorn {theirs:.1f} ms: "
                          f"{verdict(r['p99_ms'] <= theirs)}")
     for r in rows:
+        if r.get("vs_metrics_off"):
+            ratio += f"--metrics on/off **{r['vs_metrics_off']:.3f}×**"
+            if r.get("cpu_vs_metrics_off"):
+                ratio += f" · per CPU-s {r['cpu_vs_metrics_off']:.3f}×"
         if "of_ceiling_pct" in r:
             lines.append(f"- plaintext at {r['connections']}: {r['of_ceiling_pct']:.0f} % of the netty ceiling, of ≥ 50 %: "
                          f"{verdict(r['of_ceiling_pct'] >= 50)}")
