@@ -27,22 +27,29 @@ def _on_gc(phase, info):
 
 
 def start(loop, report):
-    """Starts the timer on `loop` (call on the loop's thread); `report(lag, ready, tasks, collections, pauses)`."""
+    """Starts the timer on `loop` (call on the loop's thread); `report(lag, ready, tasks, collections, pauses)`.
+
+    Returns the function that stops it (any thread, with the GIL).
+    """
     if _on_gc not in gc.callbacks:
         gc.callbacks.append(_on_gc)
+    running = [True]
     ready = getattr(loop, "_ready", None)  # asyncio's; uvloop keeps its queue in C
 
     def tick(due):
+        if not running[0]:
+            return
         lag = max(0.0, loop.time() - due)
         report(lag, -1 if ready is None else len(ready), len(asyncio.all_tasks(loop)),
                tuple(_collections), tuple(_pauses))
         next_due = loop.time() + INTERVAL
         loop.call_at(next_due, tick, next_due)
 
+    def stop():
+        running[0] = False
+        if _on_gc in gc.callbacks:
+            gc.callbacks.remove(_on_gc)
+
     first = loop.time() + INTERVAL
     loop.call_at(first, tick, first)
-
-
-def stop():
-    if _on_gc in gc.callbacks:
-        gc.callbacks.remove(_on_gc)
+    return stop

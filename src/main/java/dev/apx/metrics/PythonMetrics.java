@@ -2,6 +2,7 @@ package dev.apx.metrics;
 
 import dev.apx.bridge.Bridge;
 import dev.apx.log.Log;
+import dev.apx.python.Gil;
 import dev.apx.python.GilWaitObserver;
 import dev.apx.python.PyRef;
 import dev.apx.python.PythonException;
@@ -37,6 +38,7 @@ final class PythonMetrics implements GilWaitObserver, AutoCloseable {
     private final Gauge tasks;
     private volatile long[] collections = new long[3];
     private volatile double[] pauses = new double[3];
+    private PyRef stop; // apx._metrics.start's stop function; loop thread only
 
     PythonMetrics(PrometheusRegistry registry, Labels labels, Bridge bridge) {
         this.bridge = bridge;
@@ -83,7 +85,7 @@ final class PythonMetrics implements GilWaitObserver, AutoCloseable {
                      report((Double) args.get(0), (Long) args.get(1), (Long) args.get(2), (Object[]) args.get(3), (Object[]) args.get(4));
                      return null;
                  })) {
-                module.callMethod(gil, "start", bridge.loop(), report).close();
+                stop = module.callMethod(gil, "start", bridge.loop(), report);
             } catch (PythonException e) {
                 Log.warning("apx: --metrics cannot watch the event loop: " + e.getMessage());
             }
@@ -132,5 +134,19 @@ final class PythonMetrics implements GilWaitObserver, AutoCloseable {
     public void close() {
         probe.interrupt();
         bridge.interpreter().observeGilWaits(null);
+        try {
+            bridge.runOnLoop(this::stopTimer);
+        } catch (IllegalStateException loopGone) {
+            // the loop already stopped, and its timer with it
+        }
+    }
+
+    /** The GC callback goes; the loop's timer stops at its next tick. */
+    private void stopTimer(Gil gil) {
+        if (stop != null) {
+            stop.call(gil).close();
+            stop.close();
+            stop = null;
+        }
     }
 }
