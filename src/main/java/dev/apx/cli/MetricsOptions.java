@@ -23,8 +23,16 @@ final class MetricsOptions {
             description = "Bind the metrics endpoint to this port (0: any free port). Default: ${DEFAULT-VALUE}.")
     int port;
 
-    /** Null without {@code --metrics}; a bad port fails here, before Python starts. */
+    /**
+     * Null without {@code --metrics}; a bad port fails here, before Python starts. A worker (the
+     * supervisor set {@value #WORKER_ID_ENV}) serves its own series on 127.0.0.1, any free port, for
+     * the supervisor to scrape: the flags' address is the supervisor's (docs/metrics.md).
+     */
     MetricsConfig config(Map<String, String> env) {
-        return enabled ? new MetricsConfig(host, port, env.get(WORKER_ID_ENV)) : null;
+        if (!enabled) {
+            return null;
+        }
+        String worker = env.get(WORKER_ID_ENV);
+        return worker != null && !worker.isBlank() ? new MetricsConfig("127.0.0.1", 0, worker) : new MetricsConfig(host, port, null);
     }
 }

@@ -52,11 +52,15 @@ class MetricsIT {
 
     @BeforeAll
     static void start() throws Exception {
-        apx = ApxProcess.start(dir, Map.of("APX_WORKER_ID", "7"), "--metrics", "--metrics-port", "0", "--no-access-log",
-                "apxtest.metrics_app:app");
-        Matcher line = METRICS_LINE.matcher(apx.stderr());
-        assertThat(line.find()).as(apx.stderr()).isTrue();
-        metricsPort = Integer.parseInt(line.group(2));
+        // As a worker of --workers: the flags' port is the supervisor's (taken here), the worker's endpoint is private
+        try (ServerSocket supervisors = new ServerSocket(0, 1, java.net.InetAddress.getByName("127.0.0.1"))) {
+            apx = ApxProcess.start(dir, Map.of("APX_WORKER_ID", "7"), "--metrics", "--metrics-port",
+                    String.valueOf(supervisors.getLocalPort()), "--no-access-log", "apxtest.metrics_app:app");
+            Matcher line = METRICS_LINE.matcher(apx.stderr());
+            assertThat(line.find()).as(apx.stderr()).isTrue();
+            metricsPort = Integer.parseInt(line.group(2));
+            assertThat(metricsPort).isNotEqualTo(supervisors.getLocalPort());
+        }
     }
 
     @AfterAll
