@@ -133,8 +133,9 @@ def main():
             if path is None:
                 time.sleep(seconds)
             else:
-                subprocess.run(["taskset", "-c", "1", "wrk", "-t1", "-c50", f"-d{seconds}s", f"http://127.0.0.1:{app_port}{path}"],
-                               check=True, stdout=subprocess.DEVNULL)
+                # bounded: one run on a machine at load average 20 never came back from this phase
+                subprocess.run(["taskset", "-c", "1", "wrk", "-t1", "-c50", "--timeout", "5s", f"-d{seconds}s",
+                                f"http://127.0.0.1:{app_port}{path}"], check=True, stdout=subprocess.DEVNULL, timeout=seconds + 60)
         rarer_cases(app_port)
         time.sleep(3)  # a last scrape after the load
         ended = time.time()
