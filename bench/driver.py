@@ -23,6 +23,7 @@ import socket
 import subprocess
 import sys
 import time
+import threading
 import urllib.error
 import urllib.request
 from dataclasses import dataclass
@@ -64,6 +65,8 @@ class Workload:
 
 WORKLOADS = [
     Workload("plaintext", "raw:hello", "/", expect_bytes=13),
+    Workload("plaintext-metrics", "raw:hello", "/", expect_bytes=13, peers=("apx-metrics",),
+             note="apx with --metrics (scraped every second during the run) against apx without: what the metrics cost"),
     Workload("get-10k", "raw:get10k", "/", expect_bytes=10240),
     Workload("echo-4k", "raw:echo", "/", post_bytes=4096, expect_bytes=4096),
     Workload("echo-10k", "raw:echo", "/", post_bytes=10240, expect_bytes=10240),
@@ -114,6 +117,27 @@ class Server:
     process: subprocess.Popen
     port: int
     log: Path
+    scraper: "Scraper" = None
+
+
+class Scraper(threading.Thread):
+    """Scrapes an apx-metrics server's endpoint once a second, as Prometheus would, while it runs."""
+
+    def __init__(self, port):
+        super().__init__(daemon=True)
+        self.url = f"http://127.0.0.1:{port}/metrics"
+        self.scrapes = 0
+        self.start()
+
+    def run(self):
+        while True:
+            time.sleep(1)
+            try:
+                with urllib.request.urlopen(self.url, timeout=5) as response:
+                    response.read()
+                self.scrapes += 1
+            except OSError:
+                pass  # not listening yet, or stopped
 
 
 def free_port():
@@ -122,9 +146,12 @@ def free_port():
         return s.getsockname()[1]
 
 
-def server_command(kind, app, port, ceiling_classes=None, interface="", workers=1):
+def server_command(kind, app, port, ceiling_classes=None, interface="", workers=1, metrics_port=None):
     chosen = ["--interface", interface] if interface else []
     more = ["--workers", str(workers)] if workers > 1 else []
+    if kind == "apx-metrics":  # apx's defaults with --metrics on (the plaintext-metrics row)
+        return [str(ROOT / "bin" / "apx"), "--python", str(VENV_PYTHON), "--app-dir", str(APPS), "--port", str(port),
+                "--no-access-log", "--log-level", "warning", "--metrics", "--metrics-port", str(metrics_port)] + chosen + more + [app]
     if is_apx(kind):  # "apx" (its defaults) or "apx:MODE" (--io MODE)
         io = ["--io", kind.split(":", 1)[1]] if ":" in kind else []
         return [str(ROOT / "bin" / "apx"), "--python", str(VENV_PYTHON), "--app-dir", str(APPS), "--port", str(port),
@@ -143,12 +170,16 @@ def server_command(kind, app, port, ceiling_classes=None, interface="", workers=
 
 def start_server(kind, app, label, ceiling_classes=None, interface="", workers=1):
     port = free_port()
+    metrics_port = free_port() if kind == "apx-metrics" else None
     log = RESULTS / f"server-{label}-{kind}.log"
     cores = SERVER_CORE if workers == 1 else f"{SERVER_CORE},{WRK_CORE}"
     with open(log, "w") as out:
-        process = subprocess.Popen(["taskset", "-c", cores] + server_command(kind, app, port, ceiling_classes, interface, workers),
+        process = subprocess.Popen(["taskset", "-c", cores] + server_command(kind, app, port, ceiling_classes, interface, workers, metrics_port),
                                    stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
-    return Server(kind, process, port, log)
+    server = Server(kind, process, port, log)
+    if metrics_port:
+        server.scraper = Scraper(metrics_port)
+    return server
 
 
 def stop_server(server):
@@ -333,7 +364,7 @@ def wrk(server, workload, connections, seconds):
 def warm_up(server, workload, options):
     """Load for the minimum warm-up, then in 2-s slices until two in a row agree within 10 % (the JIT
     has settled), up to 2 × the minimum. Returns the seconds spent."""
-    minimum = options.warmup_apx if is_apx(server.name) else options.warmup_uvicorn
+    minimum = options.warmup_apx if is_apx(server.name) or server.name == "apx-metrics" else options.warmup_uvicorn
     if minimum <= 0:
         return 0
     began = time.monotonic()

@@ -58,6 +58,10 @@ def summarise(runs):
         # a server that answered nothing in the window has no p99 to compare (wrk reports 0)
         row["p99_ok"] = row["requests"] > 0 and row["p99_ms"] <= uvicorn["p99_ms"] \
             if is_apx(row["server"]) and uvicorn else None
+        metrics_off = by_key.get((row["workload"], row["connections"], "apx")) if row["server"] == "apx-metrics" else None
+        if metrics_off:  # the --metrics row: its cost, on against off in the same run (target >= 0.97)
+            row["vs_metrics_off"] = row["rps"] / metrics_off["rps"]
+            row["cpu_vs_metrics_off"] = row["per_cpu_s"] / metrics_off["per_cpu_s"] if metrics_off["per_cpu_s"] else None
     for row in rows:  # the WSGI rows: apx against Gunicorn too
         gunicorn = by_key.get((row["workload"], row["connections"], "gunicorn"))
         row["gunicorn_ratio"] = row["rps"] / gunicorn["rps"] if is_apx(row["server"]) and gunicorn else None
@@ -90,6 +94,10 @@ def table(rows):
             ratio += " · served nothing in the window"
         elif r.get("p99_ok") is False:
             ratio += " · p99 above Uvicorn's"
+        if r.get("vs_metrics_off"):
+            ratio += f"--metrics on/off **{r['vs_metrics_off']:.3f}×**"
+            if r.get("cpu_vs_metrics_off"):
+                ratio += f" · per CPU-s {r['cpu_vs_metrics_off']:.3f}×"
         if "of_ceiling_pct" in r:
             ratio += f" ({r['of_ceiling_pct']:.0f} % of netty)"
         if r.get("gunicorn_ratio"):
@@ -132,6 +140,10 @@ def targets(rows):
             lines.append(f"- p99 ≤ Uvicorn's, {r['workload']} at {r['connections']}{_who(r)}: {r['p99_ms']:.1f} ms vs "
                          f"{theirs:.1f} ms: {verdict(r['p99_ok'])}")
     for r in rows:
+        if r.get("vs_metrics_off"):
+            ratio += f"--metrics on/off **{r['vs_metrics_off']:.3f}×**"
+            if r.get("cpu_vs_metrics_off"):
+                ratio += f" · per CPU-s {r['cpu_vs_metrics_off']:.3f}×"
         if "of_ceiling_pct" in r:
             lines.append(f"- plaintext at {r['connections']}{_who(r)}: {r['of_ceiling_pct']:.0f} % of the netty ceiling, "
                          f"of ≥ {CEILING_TARGET_PCT} %: {verdict(r['of_ceiling_pct'] >= CEILING_TARGET_PCT)}")

@@ -33,6 +33,7 @@ public final class Bridge implements AutoCloseable {
     private final ThreadLocal<long[]> callerEpochs = ThreadLocal.withInitial(() -> new long[1]);
     private PyRef resumeCallback;
     private PyRef resumeSoonCallback;
+    private volatile RequestObserver observer = RequestObserver.NONE;
 
     private Bridge(Interpreter interpreter, BridgeConfig config) {
         this.interpreter = interpreter;
@@ -73,6 +74,11 @@ public final class Bridge implements AutoCloseable {
 
     public BridgeStats stats() {
         return stats;
+    }
+
+    /** Tells {@code requestObserver} about each coroutine that ends from now on (metrics). */
+    public void observe(RequestObserver requestObserver) {
+        this.observer = requestObserver;
     }
 
     public Interpreter interpreter() {
@@ -262,6 +268,7 @@ public final class Bridge implements AutoCloseable {
 
     void finished(Request request) {
         inFlight.remove(request.id());
+        observer.finished(request.hops(), request.suspensions());
     }
 
     @Override

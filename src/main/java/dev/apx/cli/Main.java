@@ -230,6 +230,9 @@ public final class Main implements Callable<Integer> {
     private String[] rawArgs = new String[0];
     WorkerLink workerLink;
 
+    @CommandLine.Mixin
+    MetricsOptions metrics = new MetricsOptions();
+
     @Option(names = "--python", paramLabel = "PATH",
             description = "The Python interpreter whose packages the app uses (default: $VIRTUAL_ENV, else python3 on PATH).")
     Path python;

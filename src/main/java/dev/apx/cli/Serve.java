@@ -14,6 +14,9 @@ import dev.apx.log.Log;
 import dev.apx.server.HttpApp;
 import dev.apx.server.InheritedSocket;
 import dev.apx.server.IoHost;
+import dev.apx.metrics.Metrics;
+import dev.apx.metrics.MetricsConfig;
+import dev.apx.server.HttpObserver;
 import dev.apx.server.Server;
 import dev.apx.supervisor.WorkerLink;
 import dev.apx.server.ServerConfig;
@@ -37,6 +40,7 @@ import java.util.concurrent.CountDownLatch;
 final class Serve {
     private static final Duration CANCELLED_GRACE = Duration.ofSeconds(5);
     private final Main options;
+    private Metrics metrics; // null without --metrics
 
     Serve(Main options) {
         this.options = options;
@@ -44,6 +48,17 @@ final class Serve {
 
     int run() {
         WebSocketConfig wsConfig = options.webSockets.config(); // bad flags fail before Python starts
+        MetricsConfig metricsConfig = options.metrics.config(System.getenv());
+        try (Metrics metrics = metricsConfig == null ? null : Metrics.start(metricsConfig)) {
+            if (metrics != null) {
+                Log.info("Metrics on http://" + metricsConfig.host() + ":" + metrics.port() + "/metrics");
+            }
+            return run(wsConfig, metrics);
+        }
+    }
+
+    private int run(WebSocketConfig wsConfig, Metrics metrics) {
+        this.metrics = metrics;
         PythonInstall install = PythonInstall.locate(Optional.ofNullable(options.python), System.getenv());
         Interpreter interpreter = Interpreter.start(install);
         if (options.envFile != null) {
@@ -74,6 +89,9 @@ final class Serve {
             return 1;
         }
         Server server = served.server();
+        if (metrics != null) {
+            metrics.watch(server);
+        }
         WorkerLink link = options.workerLink;
         if (link != null) { // the supervisor said where it runs
             link.supervisorGone().thenRun(stop::countDown);
@@ -134,6 +152,9 @@ final class Serve {
             bridgeConfig = bridgeConfig.withStartMode(StartMode.LOOP); // requests arrive on the loop thread: no step lock
         }
         Bridge bridge = Bridge.start(interpreter, bridgeConfig);
+        if (metrics != null) {
+            metrics.watch(bridge);
+        }
         PyRef state = interpreter.call(gil -> gil.dict(Map.of()));
         Lifespan lifespan = new Lifespan(bridge, app, state, options.lifespan);
         lifespan.startup();
@@ -168,7 +189,7 @@ final class Serve {
         WorkerLink link = options.workerLink;
         try {
             InheritedSocket inherited = link != null ? link.socket() : options.fd != null ? InheritedSocket.of(options.fd) : null;
-            return Server.start(config, http, webSockets, host, inherited);
+            return Server.start(config, http, webSockets, host, inherited, metrics != null ? metrics.http() : HttpObserver.NONE);
         } catch (RuntimeException e) {
             String where = options.fd != null ? "--fd " + options.fd : config.uds() != null ? config.uds().toString() : config.host() + ":" + config.port();
             Log.error("cannot " + (link != null ? "serve on the supervisor's socket" : "bind " + where) + ": " + e.getMessage());

@@ -42,6 +42,7 @@ public final class Interpreter {
     private final Map<String, Long> names = new ConcurrentHashMap<>();
     private final JavaCallables callables = new JavaCallables(this);
     private volatile ErrorHelpers errorHelpers;
+    private volatile GilWaitObserver gilWaits; // null: GIL entries are not timed
 
     private Interpreter(PythonInstall install) {
         this.install = install;
@@ -169,6 +170,23 @@ public final class Interpreter {
         });
     }
 
+    /** Times every GIL entry of a Java thread from now on and tells {@code observer} (metrics); null stops it. */
+    public void observeGilWaits(GilWaitObserver observer) {
+        this.gilWaits = observer;
+    }
+
+    /** Takes the GIL back with {@code threadState}, timed when someone observes GIL waits. */
+    private void restoreThread(MemorySegment threadState) {
+        GilWaitObserver observer = gilWaits;
+        if (observer == null) {
+            CApi.PyEval_RestoreThread(threadState);
+            return;
+        }
+        long start = System.nanoTime();
+        CApi.PyEval_RestoreThread(threadState);
+        observer.waited(System.nanoTime() - start);
+    }
+
     /** True when the current thread is inside a GIL section of this interpreter (and has not released it). */
     public boolean holdsGil() {
         ThreadState state = threads.get();
@@ -185,7 +203,7 @@ public final class Interpreter {
         try {
             body.run();
         } finally {
-            CApi.PyEval_RestoreThread(saved);
+            restoreThread(saved);
             state.released = false;
             gil.resume();
         }
@@ -327,7 +345,7 @@ public final class Interpreter {
             if (threadState == 0) {
                 CApi.PyGILState_Ensure(); // creates this thread's state, kept for the thread's life
             } else {
-                CApi.PyEval_RestoreThread(MemorySegment.ofAddress(threadState));
+                interpreter.restoreThread(MemorySegment.ofAddress(threadState));
             }
             depth = 1;
             gil = new Gil(interpreter, this);

@@ -8,8 +8,8 @@ import io.netty.handler.timeout.IdleStateHandler;
 /**
  * The pipeline of one connection, in order: the keep-alive idle timer, the write timeout, the
  * request decoder (limits and strictness from {@link ServerConfig}; it also runs the header read
- * timeout) and the response encoder, {@code Expect: 100-continue}, then the handler that turns
- * requests into {@link Exchange}s.
+ * timeout) and the response encoder, {@code Expect: 100-continue}, with {@code --metrics} the
+ * {@link ObservingHandler}, then the handler that turns requests into {@link Exchange}s.
  */
 final class ChannelSetup extends ChannelInitializer<Channel> {
     private final ServerState state;
@@ -31,7 +31,10 @@ final class ChannelSetup extends ChannelInitializer<Channel> {
                 // passes an encoder on its way out.
                 .addLast("encoder", new ResponseEncoder(heads))
                 .addLast("decoder", new RequestDecoder(config, heads))
-                .addLast("continue", new HttpServerExpectContinueHandler())
-                .addLast("exchanges", new ExchangeHandler(state));
+                .addLast("continue", new HttpServerExpectContinueHandler());
+        if (state.observer() != HttpObserver.NONE) {
+            channel.pipeline().addLast("observer", new ObservingHandler(state.observer()));
+        }
+        channel.pipeline().addLast("exchanges", new ExchangeHandler(state));
     }
 }

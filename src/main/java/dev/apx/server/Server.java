@@ -52,11 +52,16 @@ public final class Server implements AutoCloseable {
      * config.workerThreads()} of them). Without the native epoll transport, Netty's threads.
      */
     public static Server start(ServerConfig config, HttpApp app, WebSockets webSockets, IoHost host) {
-        return start(config, app, webSockets, host, null);
+        return start(config, app, webSockets, host, null, HttpObserver.NONE);
     }
 
-    /** As above, serving on {@code inherited} (when not null) instead of binding {@code config}'s address. */
-    public static Server start(ServerConfig config, HttpApp app, WebSockets webSockets, IoHost host, InheritedSocket inherited) {
+    /**
+     * As {@link #start(ServerConfig, HttpApp, WebSockets, IoHost)}, serving on {@code inherited} (when
+     * not null) instead of binding {@code config}'s address, and telling {@code observer} what
+     * connections do (metrics).
+     */
+    public static Server start(ServerConfig config, HttpApp app, WebSockets webSockets, IoHost host, InheritedSocket inherited,
+                               HttpObserver observer) {
         Transport transport = Transport.best();
         EventLoopGroup boss;
         EventLoopGroup workers;
@@ -67,7 +72,7 @@ public final class Server implements AutoCloseable {
             workers = new MultiThreadIoEventLoopGroup(config.workerThreads(), transport.ioHandlers());
         }
         ServerState state = new ServerState(config, app, new DefaultChannelGroup(GlobalEventExecutor.INSTANCE), new AtomicInteger(),
-                webSockets != null && webSockets.config().enabled() ? webSockets : null);
+                webSockets != null && webSockets.config().enabled() ? webSockets : null, observer);
         try {
             ServerBootstrap bootstrap = new ServerBootstrap()
                     .group(boss, workers)

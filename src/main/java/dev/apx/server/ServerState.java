@@ -9,12 +9,18 @@ import java.util.concurrent.atomic.AtomicLong;
 /**
  * What every connection of one server shares. Thread-safe. {@code webSockets} is null when they are
  * off. {@code requestLimitReached} completes when the {@code --limit-max-requests}th request arrives.
+ * {@code observer} is {@link HttpObserver#NONE} unless metrics are on.
  */
 record ServerState(ServerConfig config, HttpApp app, ChannelGroup connections, AtomicInteger inFlight, WebSockets webSockets,
-                   AtomicLong requests, CompletableFuture<Void> requestLimitReached) {
+                   AtomicLong requests, CompletableFuture<Void> requestLimitReached, HttpObserver observer) {
+
+    ServerState(ServerConfig config, HttpApp app, ChannelGroup connections, AtomicInteger inFlight, WebSockets webSockets,
+                HttpObserver observer) {
+        this(config, app, connections, inFlight, webSockets, new AtomicLong(), new CompletableFuture<>(), observer);
+    }
 
     ServerState(ServerConfig config, HttpApp app, ChannelGroup connections, AtomicInteger inFlight, WebSockets webSockets) {
-        this(config, app, connections, inFlight, webSockets, new AtomicLong(), new CompletableFuture<>());
+        this(config, app, connections, inFlight, webSockets, HttpObserver.NONE);
     }
 
     ServerState(ServerConfig config, HttpApp app, ChannelGroup connections, AtomicInteger inFlight) {

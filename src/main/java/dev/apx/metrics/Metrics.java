@@ -1,0 +1,83 @@
+package dev.apx.metrics;
+
+import dev.apx.bridge.Bridge;
+import dev.apx.server.HttpObserver;
+import dev.apx.server.Server;
+import io.prometheus.metrics.exporter.httpserver.HTTPServer;
+import io.prometheus.metrics.instrumentation.jvm.JvmMetrics;
+import io.prometheus.metrics.model.registry.PrometheusRegistry;
+import io.prometheus.metrics.model.snapshots.Labels;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+
+/**
+ * {@code --metrics}: one registry for the process, served by the Prometheus library's HTTP server
+ * on its own port (never the app's: the app's own {@code /metrics} route stays the app's). The
+ * library negotiates the format: OpenMetrics when the scraper asks for it, else the Prometheus text
+ * format. Series are documented in docs/metrics.md.
+ *
+ * <p>Parts join as they start: {@link #start} binds the endpoint first (a taken port fails before
+ * Python starts), then {@link #watch(Bridge)} and {@link #watch(Server)}. Nothing here runs on the
+ * request path except the lock-free updates of {@link HttpMetrics} and the bridge's observers.
+ */
+public final class Metrics implements AutoCloseable {
+    private final PrometheusRegistry registry = new PrometheusRegistry();
+    private final Labels labels;
+    private final HttpMetrics http;
+    private final ExecutorService scrapers;
+    private final HTTPServer endpoint;
+    private PythonMetrics python;
+
+    private Metrics(MetricsConfig config) {
+        labels = config.worker() == null ? Labels.EMPTY : Labels.of("worker", config.worker());
+        JvmMetrics.builder().constLabels(labels).register(registry);
+        http = new HttpMetrics(registry, labels);
+        // Two daemon threads: scrapes are rare, and they must never keep the process alive.
+        scrapers = Executors.newFixedThreadPool(2, Thread.ofPlatform().name("apx-metrics-", 0).daemon(true).factory());
+        try {
+            endpoint = HTTPServer.builder().hostname(config.host()).port(config.port()).registry(registry)
+                    .executorService(scrapers).buildAndStart();
+        } catch (IOException e) {
+            scrapers.shutdownNow();
+            throw new UncheckedIOException("cannot serve metrics on " + config.host() + ":" + config.port() + ": " + e.getMessage(), e);
+        }
+    }
+
+    /** Binds the endpoint ({@code http://host:port/metrics}) and registers the JVM's series. */
+    public static Metrics start(MetricsConfig config) {
+        return new Metrics(config);
+    }
+
+    /** The port the endpoint listens on (useful with port 0). */
+    public int port() {
+        return endpoint.getPort();
+    }
+
+    /** What the server tells about connections, requests and WebSockets. */
+    public HttpObserver http() {
+        return http;
+    }
+
+    /** The bridge's counters and per-request histograms, and Python's GIL, loop and GC figures. */
+    public void watch(Bridge bridge) {
+        new BridgeMetrics(registry, labels, bridge);
+        python = new PythonMetrics(registry, labels, bridge);
+    }
+
+    /** The server's requests in flight. */
+    public void watch(Server server) {
+        http.watch(server);
+    }
+
+    @Override
+    public void close() {
+        endpoint.close();
+        scrapers.shutdownNow();
+        if (python != null) {
+            python.close();
+        }
+    }
+}

@@ -1,0 +1,291 @@
+package dev.apx.cli;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.IOException;
+import java.net.ConnectException;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.net.http.WebSocket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Predicate;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.fail;
+
+/**
+ * {@code --metrics} as Prometheus sees it: the packaged jar serving apxtest.metrics_app, its
+ * endpoint scraped over HTTP and parsed by prometheus_client's parsers (text and OpenMetrics), the
+ * counters checked against exactly the requests this test sent. One server (worker label set as the
+ * supervisor of --workers sets it) serves the counting tests; the flag tests start their own.
+ */
+class MetricsIT {
+    private static final Path PYTHON = Path.of(System.getProperty("apx.python311", ".venv/py3.11/bin/python")).toAbsolutePath();
+    private static final Path PARSER = Path.of("src/test/resources/clients/parse_metrics.py").toAbsolutePath();
+    private static final Pattern METRICS_LINE = Pattern.compile("Metrics on http://([\\d.]+):(\\d+)/metrics");
+    private static final HttpClient CLIENT = HttpClient.newHttpClient();
+
+    @TempDir
+    static Path dir;
+    private static ApxProcess apx;
+    private static int metricsPort;
+
+    @BeforeAll
+    static void start() throws Exception {
+        // As a worker of --workers: the flags' port is the supervisor's (taken here), the worker's endpoint is private
+        try (ServerSocket supervisors = new ServerSocket(0, 1, java.net.InetAddress.getByName("127.0.0.1"))) {
+            apx = ApxProcess.start(dir, Map.of("APX_WORKER_ID", "7"), "--metrics", "--metrics-port",
+                    String.valueOf(supervisors.getLocalPort()), "--no-access-log", "apxtest.metrics_app:app");
+            Matcher line = METRICS_LINE.matcher(apx.stderr());
+            assertThat(line.find()).as(apx.stderr()).isTrue();
+            metricsPort = Integer.parseInt(line.group(2));
+            assertThat(metricsPort).isNotEqualTo(supervisors.getLocalPort());
+        }
+    }
+
+    @AfterAll
+    static void stop() throws Exception {
+        if (apx != null) {
+            apx.close();
+        }
+    }
+
+    @Test
+    void countsExactlyTheRequestsSentSplitByStatusClass() throws Exception {
+        Map<String, Double> before = scrape(metricsPort, s -> true);
+        for (int i = 0; i < 7; i++) {
+            assertThat(get("/").statusCode()).isEqualTo(200);
+        }
+        for (int i = 0; i < 3; i++) {
+            assertThat(get("/missing").statusCode()).isEqualTo(404);
+        }
+        for (int i = 0; i < 2; i++) {
+            assertThat(get("/fail").statusCode()).isEqualTo(500);
+        }
+        HttpResponse<String> echo = CLIENT.send(HttpRequest.newBuilder(app("/echo"))
+                .POST(HttpRequest.BodyPublishers.ofString("x".repeat(1000))).build(), HttpResponse.BodyHandlers.ofString());
+        assertThat(echo.body()).hasSize(1000);
+        String refused = rawRequest("GARBAGE\r\n\r\n");
+        assertThat(refused).startsWith("HTTP/1.1 400");
+
+        int appRequests = 7 + 3 + 2 + 1;
+        Map<String, Double> after = scrape(metricsPort,
+                s -> delta(s, before, "apx_bridge_hops_count{worker=7}") >= appRequests);
+
+        assertThat(delta(after, before, "apx_http_requests_total{method=GET,status=2xx,worker=7}")).isEqualTo(7);
+        assertThat(delta(after, before, "apx_http_requests_total{method=GET,status=4xx,worker=7}")).as("3 x 404 and the 400")
+                .isEqualTo(4);
+        assertThat(delta(after, before, "apx_http_requests_total{method=GET,status=5xx,worker=7}")).isEqualTo(2);
+        assertThat(delta(after, before, "apx_http_requests_total{method=POST,status=2xx,worker=7}")).isEqualTo(1);
+        assertThat(delta(after, before, "apx_http_request_duration_seconds_count{worker=7}")).as("every response timed")
+                .isEqualTo(appRequests + 1);
+        assertThat(delta(after, before, "apx_http_request_duration_seconds_bucket{le=+Inf,worker=7}")).isEqualTo(appRequests + 1);
+        assertThat(delta(after, before, "apx_http_request_body_bytes_total{worker=7}")).isEqualTo(1000);
+        assertThat(delta(after, before, "apx_http_response_body_bytes_total{worker=7}"))
+                .as("ok x7, nope x3, Internal Server Error x2, the echo, the 400's text")
+                .isEqualTo(7 * 2 + 3 * 4 + 2 * 21 + 1000 + "Invalid HTTP request received.".length());
+        assertThat(delta(after, before, "apx_http_rejected_requests_total{reason=invalid_request,worker=7}")).isEqualTo(1);
+        assertThat(delta(after, before, "apx_bridge_hops_count{worker=7}")).as("one per coroutine that ended").isEqualTo(appRequests);
+        assertThat(delta(after, before, "apx_bridge_suspensions_count{worker=7}")).isEqualTo(appRequests);
+        assertThat(after.get("apx_bridge_enter_task_collisions_total{worker=7}")).isZero();
+        assertThat(after.get("apx_http_requests_in_flight{worker=7}")).isZero();
+        assertThat(after).containsKeys("apx_http_connections_open{worker=7}", "apx_bridge_step_lock_waits_total{worker=7}",
+                "apx_bridge_stalls_total{worker=7}", "apx_bridge_pokes_total{worker=7}", "apx_bridge_loop_errors_total{worker=7}",
+                "apx_python_tasks{worker=7}", "apx_python_gc_collections_total{generation=0,worker=7}",
+                "apx_python_gc_pause_seconds_total{generation=2,worker=7}");
+    }
+
+    @Test
+    void everySeriesCarriesTheWorkerLabelAndPythonAndJvmSeriesAreThere() throws Exception {
+        Map<String, Double> samples = scrape(metricsPort,
+                s -> s.getOrDefault("apx_python_gil_wait_seconds_count{thread=probe,worker=7}", 0.0) > 0
+                        && s.getOrDefault("apx_python_loop_lag_seconds_count{worker=7}", 0.0) > 0);
+
+        assertThat(samples.keySet()).allSatisfy(key -> assertThat(key).contains("worker=7"));
+        assertThat(samples.keySet()).anyMatch(key -> key.startsWith("jvm_memory_used_bytes{"))
+                .anyMatch(key -> key.startsWith("jvm_threads_current{"))
+                .anyMatch(key -> key.startsWith("jvm_gc_collection_seconds_count{"));
+    }
+
+    @Test
+    void theAppsOwnMetricsRouteIsUntouched() throws Exception {
+        HttpResponse<String> response = get("/metrics");
+
+        assertThat(response.statusCode()).isEqualTo(200);
+        assertThat(response.body()).isEqualTo("the app's own metrics");
+    }
+
+    @Test
+    void openMetricsWhenTheScraperAsksForIt() throws Exception {
+        HttpResponse<String> open = CLIENT.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + metricsPort + "/metrics"))
+                .header("Accept", "application/openmetrics-text; version=1.0.0; charset=utf-8").build(), HttpResponse.BodyHandlers.ofString());
+        HttpResponse<String> text = CLIENT.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + metricsPort + "/metrics"))
+                .header("Accept", "text/plain").build(), HttpResponse.BodyHandlers.ofString());
+
+        assertThat(open.headers().firstValue("content-type")).hasValueSatisfying(type -> assertThat(type).startsWith("application/openmetrics-text"));
+        assertThat(open.body()).endsWith("# EOF\n");
+        assertThat(parse(open.body(), "openmetrics")).containsKey("apx_http_requests_total{method=GET,status=2xx,worker=7}");
+        assertThat(text.headers().firstValue("content-type")).hasValueSatisfying(type -> assertThat(type).startsWith("text/plain; version=0.0.4"));
+        assertThat(parse(text.body(), "text")).containsKey("apx_bridge_hops_count{worker=7}");
+    }
+
+    @Test
+    void webSocketSessionsAndMessages() throws Exception {
+        Map<String, Double> before = scrape(metricsPort, s -> true);
+        LinkedBlockingQueue<String> received = new LinkedBlockingQueue<>();
+        WebSocket ws = CLIENT.newWebSocketBuilder().buildAsync(URI.create("ws://127.0.0.1:" + apx.port + "/ws"), new WebSocket.Listener() {
+            @Override
+            public CompletionStage<?> onText(WebSocket webSocket, CharSequence data, boolean last) {
+                received.add(data.toString());
+                webSocket.request(1);
+                return null;
+            }
+        }).get(10, TimeUnit.SECONDS);
+        for (int i = 0; i < 3; i++) {
+            ws.sendText("m" + i, true).get(10, TimeUnit.SECONDS);
+            assertThat(received.poll(10, TimeUnit.SECONDS)).isEqualTo("m" + i);
+        }
+        Map<String, Double> open = scrape(metricsPort, s -> delta(s, before, "apx_websocket_sessions_total{worker=7}") >= 1);
+
+        assertThat(delta(open, before, "apx_websocket_sessions_total{worker=7}")).isEqualTo(1);
+        assertThat(open.get("apx_websocket_sessions_open{worker=7}")).isEqualTo(1);
+        assertThat(delta(open, before, "apx_websocket_messages_total{direction=in,worker=7}")).isEqualTo(3);
+        assertThat(delta(open, before, "apx_websocket_messages_total{direction=out,worker=7}")).isEqualTo(3);
+        assertThat(delta(open, before, "apx_http_requests_total{method=GET,status=1xx,worker=7}")).as("the 101").isEqualTo(1);
+
+        ws.sendClose(WebSocket.NORMAL_CLOSURE, "").get(10, TimeUnit.SECONDS);
+        Map<String, Double> closed = scrape(metricsPort, s -> s.get("apx_websocket_sessions_open{worker=7}") == 0);
+        assertThat(closed.get("apx_websocket_sessions_open{worker=7}")).isZero();
+    }
+
+    @Test
+    void flagsFromTheEnvironmentBindTheEndpointWhereTheySay(@TempDir Path tmp) throws Exception {
+        int port = freePort();
+        // 127.0.0.2 is loopback too on Linux: the endpoint answers there and not on 127.0.0.1
+        try (ApxProcess server = ApxProcess.start(tmp, Map.of("APX_METRICS", "true", "APX_METRICS_HOST", "127.0.0.2",
+                "APX_METRICS_PORT", String.valueOf(port)), "apxtest.metrics_app:app")) {
+            assertThat(server.stderr()).contains("Metrics on http://127.0.0.2:" + port + "/metrics");
+            assertThat(scrape("127.0.0.2", port, s -> true)).containsKey("apx_http_connections_open{}");
+            assertThatThrownBy(() -> new Socket("127.0.0.1", port).close()).isInstanceOf(ConnectException.class);
+        }
+    }
+
+    @Test
+    void noEndpointWithoutTheFlag(@TempDir Path tmp) throws Exception {
+        int port = freePort();
+        try (ApxProcess server = ApxProcess.start(tmp, Map.of(), "--metrics-port", String.valueOf(port), "apxtest.metrics_app:app")) {
+            assertThat(server.stderr()).doesNotContain("Metrics on");
+            assertThatThrownBy(() -> new Socket("127.0.0.1", port).close()).isInstanceOf(ConnectException.class);
+        }
+    }
+
+    @Test
+    void aTakenMetricsPortIsOneErrorLineAndExitOne(@TempDir Path tmp) throws Exception {
+        try (ServerSocket taken = new ServerSocket(0, 1, java.net.InetAddress.getByName("127.0.0.1"))) {
+            List<String> command = new ArrayList<>(List.of(ProcessHandle.current().info().command().orElseThrow(),
+                    "--enable-native-access=ALL-UNNAMED", "-jar", Path.of(System.getProperty("apx.jar", "target/apx.jar")).toAbsolutePath().toString(),
+                    "--python", PYTHON.toString(), "--metrics", "--metrics-port", String.valueOf(taken.getLocalPort()), "apxtest.metrics_app:app"));
+            Process process = new ProcessBuilder(command).directory(tmp.toFile()).redirectErrorStream(true).start();
+            String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            assertThat(process.waitFor(60, TimeUnit.SECONDS)).isTrue();
+
+            assertThat(process.exitValue()).as(output).isEqualTo(1);
+            assertThat(output).containsPattern("(?m)^apx: error: cannot serve metrics on 127\\.0\\.0\\.1:" + taken.getLocalPort() + ": ")
+                    .doesNotContain("Started server process");
+        }
+    }
+
+    // ---- helpers
+
+    private static URI app(String path) {
+        return URI.create("http://127.0.0.1:" + apx.port + path);
+    }
+
+    private static HttpResponse<String> get(String path) throws IOException, InterruptedException {
+        return CLIENT.send(HttpRequest.newBuilder(app(path)).build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    private static String rawRequest(String bytes) throws IOException {
+        try (Socket socket = new Socket("127.0.0.1", apx.port)) {
+            socket.setSoTimeout(10_000);
+            socket.getOutputStream().write(bytes.getBytes(StandardCharsets.ISO_8859_1));
+            return new String(socket.getInputStream().readAllBytes(), StandardCharsets.ISO_8859_1);
+        }
+    }
+
+    private static int freePort() throws IOException {
+        try (ServerSocket socket = new ServerSocket(0)) {
+            return socket.getLocalPort();
+        }
+    }
+
+    private static double delta(Map<String, Double> after, Map<String, Double> before, String key) {
+        return after.getOrDefault(key, 0.0) - before.getOrDefault(key, 0.0);
+    }
+
+    private static Map<String, Double> scrape(int port, Predicate<Map<String, Double>> until) throws Exception {
+        return scrape("127.0.0.1", port, until);
+    }
+
+    /** Scrapes (text format) until {@code until} holds, for up to 10 s: the bridge counts a coroutine just after its response went out. */
+    private static Map<String, Double> scrape(String host, int port, Predicate<Map<String, Double>> until) throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (true) {
+            HttpResponse<String> response = CLIENT.send(HttpRequest.newBuilder(URI.create("http://" + host + ":" + port + "/metrics")).build(),
+                    HttpResponse.BodyHandlers.ofString());
+            assertThat(response.statusCode()).isEqualTo(200);
+            Map<String, Double> samples = parse(response.body(), "text");
+            if (until.test(samples) || System.nanoTime() > deadline) {
+                return samples;
+            }
+            Thread.sleep(50);
+        }
+    }
+
+    /** prometheus_client's parser (the 3.11 venv): fails the test if it rejects the exposition. */
+    private static Map<String, Double> parse(String exposition, String format) throws Exception {
+        Process process = new ProcessBuilder(PYTHON.toString(), PARSER.toString(), format).start();
+        CompletableFuture<String> errors = CompletableFuture.supplyAsync(() -> {
+            try {
+                return new String(process.getErrorStream().readAllBytes(), StandardCharsets.UTF_8);
+            } catch (IOException e) {
+                return e.toString();
+            }
+        });
+        try (var in = process.getOutputStream()) {
+            in.write(exposition.getBytes(StandardCharsets.UTF_8));
+        }
+        String out = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        if (process.waitFor() != 0) {
+            fail("prometheus_client's %s parser rejected the exposition: %s", format, errors.get());
+        }
+        Map<String, Double> samples = new HashMap<>();
+        for (String line : out.split("\n")) {
+            if (!line.isEmpty()) {
+                String[] parts = line.split("\t");
+                samples.put(parts[0], Double.parseDouble(parts[1]));
+            }
+        }
+        return samples;
+    }
+}
