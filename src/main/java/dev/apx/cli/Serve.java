@@ -9,6 +9,7 @@ import dev.apx.python.Interpreter;
 import dev.apx.python.PyRef;
 import dev.apx.python.PythonInstall;
 import dev.apx.log.Log;
+import dev.apx.server.Protocols;
 import dev.apx.server.Server;
 import dev.apx.server.ServerConfig;
 import dev.apx.server.WebSocketConfig;
@@ -37,6 +38,7 @@ final class Serve {
 
     int run() {
         WebSocketConfig wsConfig = options.webSockets.config(); // bad flags fail before Python starts
+        Protocols protocols = options.protocolOptions.protocols(); // and bad TLS files, wrong passwords
         PythonInstall install = PythonInstall.locate(Optional.ofNullable(options.python), System.getenv());
         Interpreter interpreter = Interpreter.start(install);
         if (options.envFile != null) {
@@ -65,7 +67,7 @@ final class Serve {
         } catch (InterruptedException e) {
             return 1;
         }
-        ServerConfig config = options.serverConfig();
+        ServerConfig config = options.serverConfig().withProtocols(protocols);
         AsgiHttp http = new AsgiHttp(bridge, app, state, options.asgiConfig());
         AsgiWebSocket webSocket = new AsgiWebSocket(bridge, app, state, options.asgiConfig());
         Server server;
@@ -79,7 +81,10 @@ final class Serve {
             Log.info("apx running on unix socket " + config.uds() + " (Press CTRL+C to quit)");
         } else {
             String host = config.host().contains(":") ? "[" + config.host() + "]" : config.host();
-            Log.info("apx running on http://" + host + ":" + server.port() + " (Press CTRL+C to quit)");
+            Log.info("apx running on " + (protocols.tls() != null ? "https" : "http") + "://" + host + ":" + server.port() + " (Press CTRL+C to quit)");
+        }
+        if (protocols.tls() != null) {
+            Log.info("TLS by " + protocols.tls().engineName() + ", ALPN " + (protocols.http2().enabled() ? "h2, http/1.1" : "http/1.1"));
         }
         server.requestLimitReached().thenRun(() -> {
             Log.warning("Maximum request limit of " + config.limits().maxRequests() + " exceeded. Terminating process.");

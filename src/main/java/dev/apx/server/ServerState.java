@@ -10,7 +10,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * What every connection of one server shares. Thread-safe. {@code webSockets} is null when they are
  * off. {@code requestLimitReached} completes when the {@code --limit-max-requests}th request arrives.
  */
-record ServerState(ServerConfig config, HttpApp app, ChannelGroup connections, AtomicInteger inFlight, WebSockets webSockets,
+public record ServerState(ServerConfig config, HttpApp app, ChannelGroup connections, AtomicInteger inFlight, WebSockets webSockets,
                    AtomicLong requests, CompletableFuture<Void> requestLimitReached) {
 
     ServerState(ServerConfig config, HttpApp app, ChannelGroup connections, AtomicInteger inFlight, WebSockets webSockets) {
@@ -22,7 +22,7 @@ record ServerState(ServerConfig config, HttpApp app, ChannelGroup connections, A
     }
 
     /** One more request handed to the app. */
-    void countRequest() {
+    public void countRequest() {
         long limit = config.limits().maxRequests();
         if (requests.incrementAndGet() == limit) {
             requestLimitReached.complete(null);
