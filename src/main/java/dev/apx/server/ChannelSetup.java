@@ -2,12 +2,14 @@ package dev.apx.server;
 
 import dev.apx.server.http2.Http2Setup;
 import dev.apx.server.http2.PriorKnowledge;
+import dev.apx.server.tls.FileRegionChunks;
 import dev.apx.server.tls.TlsContext;
 import dev.apx.server.tls.TlsSetup;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelPipeline;
 import io.netty.handler.codec.http.HttpServerExpectContinueHandler;
+import io.netty.handler.stream.ChunkedWriteHandler;
 import io.netty.handler.timeout.IdleStateHandler;
 
 /**
@@ -35,7 +37,7 @@ final class ChannelSetup extends ChannelInitializer<Channel> {
         if (tls != null) {
             channel.pipeline()
                     .addLast("tls", tls.newHandler(channel.alloc()))
-                    .addLast("alpn", new TlsSetup(tls, this::http1, h2 ? this::http2 : null));
+                    .addLast("alpn", new TlsSetup(tls, this::https1, h2 ? this::http2 : null));
         } else if (h2) {
             channel.pipeline().addLast("prior-knowledge", new PriorKnowledge(this::http1, this::http2));
         } else {
@@ -56,6 +58,12 @@ final class ChannelSetup extends ChannelInitializer<Channel> {
                 .addLast("decoder", new RequestDecoder(config, heads))
                 .addLast("continue", new HttpServerExpectContinueHandler())
                 .addLast("exchanges", new ExchangeHandler(state));
+    }
+
+    /** HTTP/1.1 over TLS: file responses become chunks the TLS engine can encrypt (no zero-copy sendfile). */
+    private void https1(ChannelPipeline pipeline) {
+        pipeline.addLast("file-chunks", new ChunkedWriteHandler()).addLast("file-regions", new FileRegionChunks());
+        http1(pipeline);
     }
 
     private void http2(ChannelPipeline pipeline) {

@@ -83,6 +83,11 @@ class TlsTest {
             HttpResponse<String> http1 = get(client, HttpClient.Version.HTTP_1_1, url);
             assertThat(http1.version()).isEqualTo(HttpClient.Version.HTTP_1_1);
             assertThat(http1.body()).contains("\"http_version\": \"1.1\"", "\"scheme\": \"https\"", "\"tls_version\": 772");
+
+            String file = java.nio.file.Files.readString(Path.of("src/test/resources/python/apxtest/pathsend.txt"));
+            String fileUrl = "https://127.0.0.1:" + server.port() + "/file";
+            assertThat(get(client, HttpClient.Version.HTTP_1_1, fileUrl).body()).as("pathsend through the TLS engine").isEqualTo(file);
+            assertThat(get(client, HttpClient.Version.HTTP_2, fileUrl).body()).as("pathsend as h2 DATA frames").isEqualTo(file);
         }
     }
 

@@ -1,9 +1,11 @@
 package dev.apx.server.http2;
 
+import dev.apx.log.Log;
 import dev.apx.server.CancelEvent;
 import dev.apx.server.ShutdownEvent;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.handler.codec.http2.Http2Exception;
 import io.netty.handler.timeout.IdleStateEvent;
 
 import java.util.HashSet;
@@ -45,5 +47,16 @@ final class Http2Connection extends ChannelInboundHandlerAdapter {
             return;
         }
         ctx.fireUserEventTriggered(event);
+    }
+
+    /** What the codec let through: a connection error it already answered (GOAWAY), or the socket's. */
+    @Override
+    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+        if (cause instanceof Http2Exception) {
+            Log.warning("HTTP/2 connection from " + ctx.channel().remoteAddress() + " closed: " + cause.getMessage());
+        } else {
+            Log.debug("HTTP/2 connection error: " + cause);
+        }
+        ctx.close();
     }
 }
