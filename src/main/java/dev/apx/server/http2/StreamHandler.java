@@ -251,17 +251,33 @@ final class StreamHandler extends ChannelInboundHandlerAdapter {
             if (exchange != null && !responseDone) {
                 exchange.writable();
             }
-        } else if (stallTimer == null && exchange != null && !responseDone) {
-            int seconds = state.config().limits().writeTimeoutSeconds();
-            stallTimer = context.executor().schedule(() -> {
-                stallTimer = null;
-                if (!context.channel().isWritable()) {
-                    Log.warning("Client took nothing of a waiting HTTP/2 response for " + seconds + " s, resetting the stream");
-                    reset(Http2Error.CANCEL);
-                }
-            }, seconds, TimeUnit.SECONDS);
+        } else {
+            armStallTimer();
         }
         context.fireChannelWritabilityChanged();
+    }
+
+    /** The response waits for the client's window (from StreamResponse, any thread): reset the stream if it stays shut for --timeout-write. */
+    void stalled() {
+        if (!ctx.executor().inEventLoop()) {
+            ctx.executor().execute(this::stalled);
+            return;
+        }
+        armStallTimer();
+    }
+
+    private void armStallTimer() {
+        if (stallTimer != null || exchange == null || responseDone || ctx.channel().isWritable()) {
+            return;
+        }
+        int seconds = state.config().limits().writeTimeoutSeconds();
+        stallTimer = ctx.executor().schedule(() -> {
+            stallTimer = null;
+            if (!ctx.channel().isWritable() && !responseDone) {
+                Log.warning("Client took nothing of a waiting HTTP/2 response for " + seconds + " s, resetting the stream");
+                reset(Http2Error.CANCEL);
+            }
+        }, seconds, TimeUnit.SECONDS);
     }
 
     private void cancelStallTimer() {

@@ -148,7 +148,11 @@ final class StreamResponse implements Response {
 
     @Override
     public boolean isWritable() {
-        return channel.isWritable();
+        boolean writable = channel.isWritable();
+        if (!writable) {
+            handler.stalled(); // the app's send() waits: the stream's write timeout starts
+        }
+        return writable;
     }
 
     @Override
