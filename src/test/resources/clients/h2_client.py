@@ -1,10 +1,13 @@
 """A raw-frame HTTP/2 client (the h2 package) for Http2Test: normal use and the attacks a server must refuse.
 
 usage: h2_client.py PORT CASE...   (cleartext, prior knowledge; apxtest.tls_apps:app on the server)
+       H2_CA=ca.pem h2_client.py ...  (TLS with ALPN h2, trusting that CA)
 Prints "ok: CASE" per case that behaved; any failure raises (exit 1) with what was seen instead.
 After each attack a fresh connection must still be served: other clients are not harmed.
 """
+import os
 import socket
+import ssl
 import sys
 import time
 
@@ -23,6 +26,12 @@ PREFACE = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"
 class Client:
     def __init__(self, settings=None, auto_ack=True):
         self.sock = socket.create_connection(("127.0.0.1", PORT), timeout=30)
+        if os.environ.get("H2_CA"):
+            context = ssl.create_default_context(cafile=os.environ["H2_CA"])
+            context.set_alpn_protocols(["h2"])
+            self.sock = context.wrap_socket(self.sock, server_hostname="127.0.0.1")
+            if self.sock.selected_alpn_protocol() != "h2":
+                raise AssertionError("ALPN chose %r, not h2" % self.sock.selected_alpn_protocol())
         config = h2.config.H2Configuration(client_side=True, header_encoding="latin-1")
         self.h2 = h2.connection.H2Connection(config=config)
         self.h2.initiate_connection()
