@@ -13,6 +13,7 @@ import platform
 import re
 import signal
 import socket
+import ssl
 import subprocess
 import sys
 import time
@@ -42,6 +43,9 @@ class Workload:
     note: str = ""
     websocket: bool = False  # load with bench/wsload/WsLoad.java: one "request" is one echoed message
     connections: tuple = ()  # fixed connection counts instead of --connections
+    tls: bool = False        # both servers with --ssl-certfile/--ssl-keyfile (target/bench-certs, made by bench/run)
+    h2: bool = False         # load with h2load, 10 streams per connection (Uvicorn, without zttp, is skipped)
+    close: bool = False      # "Connection: close": one TLS handshake per request
 
 
 WORKLOADS = [
@@ -61,7 +65,18 @@ WORKLOADS = [
     # apx rows appear once apx serves WebSockets (issue 5); until then only Uvicorn's is measured.
     Workload("websocket-echo", "raw:ws_echo", "/", websocket=True, connections=(100,),
              note="64-byte text messages echoed, closed loop per connection (bench/wsload/WsLoad.java); req/s = messages/s"),
+    # issue 15: TLS and HTTP/2 (apx's BoringSSL; Uvicorn's Python ssl)
+    Workload("https-plaintext", "raw:hello", "/", expect_bytes=13, tls=True,
+             note="HTTPS/1.1 (TLS 1.3, keep-alive) with wrk; the plaintext row is the same app in cleartext"),
+    Workload("h2-plaintext", "raw:hello", "/", expect_bytes=13, h2=True,
+             note="cleartext h2 (prior knowledge), h2load -m 10: 10 streams per connection; Uvicorn serves no h2. "
+                  "h2load gives mean and max latency: p50 shows the mean, p99 the max"),
+    Workload("h2-tls-plaintext", "raw:hello", "/", expect_bytes=13, h2=True, tls=True,
+             note="h2 over TLS (ALPN), h2load -m 10; p50 = mean, p99 = max latency"),
+    Workload("tls-handshakes", "raw:hello", "/", expect_bytes=13, tls=True, close=True,
+             note="Connection: close over HTTPS: one full TLS 1.3 handshake per request; req/s = handshakes/s"),
 ]
+CERTS = ROOT / "target" / "bench-certs"
 
 
 class BenchFailure(Exception):
@@ -82,24 +97,25 @@ def free_port():
         return s.getsockname()[1]
 
 
-def server_command(kind, app, port, ceiling_classes=None):
+def server_command(kind, app, port, ceiling_classes=None, tls=False):
+    ssl = ["--ssl-certfile", str(CERTS / "cert.pem"), "--ssl-keyfile", str(CERTS / "key.pem")] if tls else []
     if kind == "apx":
         return [str(ROOT / "bin" / "apx"), "--python", str(VENV_PYTHON), "--app-dir", str(APPS), "--port", str(port),
-                "--no-access-log", "--log-level", "warning", app]
+                "--no-access-log", "--log-level", "warning", *ssl, app]
     if kind == "uvicorn":
         return [str(VENV_PYTHON), "-m", "uvicorn", "--loop", "uvloop", "--http", "httptools", "--app-dir", str(APPS),
-                "--port", str(port), "--no-access-log", "--log-level", "warning", app]
+                "--port", str(port), "--no-access-log", "--log-level", "warning", *ssl, app]
     # the two Java-only ceilings of bench/ceiling/NettyCeiling.java
     java = Path(os.environ["JAVA_HOME"]) / "bin" / "java"
     return [str(java), "--enable-native-access=ALL-UNNAMED", "-cp", f"{ceiling_classes}:{ROOT / 'target' / 'apx.jar'}",
             "NettyCeiling", kind, str(port)]
 
 
-def start_server(kind, app, label, ceiling_classes=None):
+def start_server(kind, app, label, ceiling_classes=None, tls=False):
     port = free_port()
     log = RESULTS / f"server-{label}-{kind}.log"
     with open(log, "w") as out:
-        process = subprocess.Popen(["taskset", "-c", SERVER_CORE] + server_command(kind, app, port, ceiling_classes),
+        process = subprocess.Popen(["taskset", "-c", SERVER_CORE] + server_command(kind, app, port, ceiling_classes, tls),
                                    stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
     return Server(kind, process, port, log)
 
@@ -114,10 +130,14 @@ def stop_server(server):
             server.process.wait()
 
 
+def url(server, workload):
+    return f"{'https' if workload.tls else 'http'}://127.0.0.1:{server.port}{workload.path}"
+
+
 def request(server, workload, timeout=5.0):
-    url = f"http://127.0.0.1:{server.port}{workload.path}"
     data = (bytes(range(256)) * (workload.post_bytes // 256 + 1))[:workload.post_bytes] if workload.post_bytes else None
-    with urllib.request.urlopen(urllib.request.Request(url, data=data), timeout=timeout) as response:
+    context = ssl.create_default_context(cafile=str(CERTS / "cert.pem")) if workload.tls else None
+    with urllib.request.urlopen(urllib.request.Request(url(server, workload), data=data), timeout=timeout, context=context) as response:
         return response.status, response.read(), data
 
 
@@ -156,6 +176,8 @@ def check_answer(server, workload, options):
                 return f"apx serves no WebSocket echo here ({checked.stderr.strip()[-200:]})"
             raise BenchFailure(f"{server.name} failed the WebSocket echo check: {checked.stderr}")
         return None
+    if workload.h2 and server.name == "uvicorn":
+        return "Uvicorn serves no HTTP/2 here (httptools; its experimental h2 needs the zttp package)"
     try:
         status, body, sent = request(server, workload)
     except OSError as e:
@@ -208,6 +230,8 @@ def load(server, workload, connections, seconds, options):
         if finished.returncode != 0:
             raise BenchFailure(f"bench/wsload/WsLoad.java failed against {server.name}: {finished.stderr[-2000:]}")
         result = json.loads(finished.stdout)
+    elif workload.h2:
+        result = h2load(server, workload, connections, seconds)
     else:
         result = wrk(server, workload, connections, seconds)
     if "server_cpu_pct" not in result:
@@ -224,13 +248,33 @@ def wrk(server, workload, connections, seconds):
     command = ["taskset", "-c", WRK_CORE, "wrk", "-t1", f"-c{connections}", f"-d{seconds}s", "--timeout", "10s", "--latency"]
     if workload.post_bytes:
         command += ["-s", str(BENCH / "wrk" / "post.lua")]
-    command.append(f"http://127.0.0.1:{server.port}{workload.path}")
+    if workload.close:
+        command += ["-H", "Connection: close"]
+    command.append(url(server, workload))
     if workload.post_bytes:
         command += ["--", str(workload.post_bytes)]
     finished = subprocess.run(command, capture_output=True, text=True, timeout=seconds + 60)
     if finished.returncode != 0 or "Requests/sec" not in finished.stdout:
         raise BenchFailure(f"wrk failed against {server.name}: {finished.stdout}{finished.stderr}")
     return parse_wrk(finished.stdout)
+
+
+def h2load(server, workload, connections, seconds):
+    """h2load (nghttp2-client), 10 concurrent streams per connection; its latencies are mean and max only."""
+    command = ["taskset", "-c", WRK_CORE, "h2load", "-t1", f"-c{connections}", "-m10", f"-D{seconds}", url(server, workload)]
+    finished = subprocess.run(command, capture_output=True, text=True, timeout=seconds + 60)
+    output = finished.stdout
+    match = re.search(r"finished in ([\d.]+)(us|ms|s|m), ([\d.]+) req/s", output)
+    if finished.returncode != 0 or not match:
+        raise BenchFailure(f"h2load failed against {server.name}: {output}{finished.stderr}")
+    done = re.search(r"requests: (\d+) total, \d+ started, (\d+) done, (\d+) succeeded, (\d+) failed, (\d+) errored", output)
+    latency = re.search(r"time for request:\s+(\S+)\s+(\S+)\s+(\S+)", output)
+    non_2xx = re.search(r"status codes: \d+ 2xx, (\d+) 3xx, (\d+) 4xx, (\d+) 5xx", output)
+    errors = int(done.group(4)) + int(done.group(5)) + sum(int(n) for n in non_2xx.groups())
+    return {"rps": float(match.group(3)), "p50_ms": _ms(latency.group(3)), "p75_ms": _ms(latency.group(3)),
+            "p90_ms": _ms(latency.group(2)), "p99_ms": _ms(latency.group(2)), "requests": int(done.group(3)),
+            "duration_s": _ms(match.group(1) + match.group(2)) / 1000, "socket_errors": 0, "non_2xx": errors,
+            "errors": errors}
 
 
 def warm_up(server, workload, options):
@@ -386,7 +430,8 @@ def main(argv):
             finally:
                 stop_server(server)
     for workload in selected:
-        servers = [start_server("apx", workload.app, workload.name), start_server("uvicorn", workload.app, workload.name)]
+        servers = [start_server("apx", workload.app, workload.name, tls=workload.tls),
+                   start_server("uvicorn", workload.app, workload.name, tls=workload.tls)]
         try:
             measure_group(workload.name, servers, workload, options, runs)
         except BenchFailure as failure:

@@ -76,7 +76,7 @@ final class ProtocolOptions {
         if (http2 && !h2) {
             throw new IllegalArgumentException("--http2 conflicts with --http " + http + " (HTTP/1.1 only)");
         }
-        Http2Config config = new Http2Config(h2, false, maxConcurrentStreams, maxHeaderListSize, initialWindowSize, maxFrameSize);
+        Http2Config config = new Http2Config(h2, maxConcurrentStreams, maxHeaderListSize, initialWindowSize, maxFrameSize);
         TlsContext tls = null;
         if (certFile != null || keyFile != null) {
             tls = TlsContext.load(new TlsConfig(certFile, keyFile, keyPassword, caCerts, certReqs, ciphers, version, engine), h2);

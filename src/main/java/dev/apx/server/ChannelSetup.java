@@ -13,12 +13,12 @@ import io.netty.handler.stream.ChunkedWriteHandler;
 import io.netty.handler.timeout.IdleStateHandler;
 
 /**
- * The pipeline of one connection. First the protocol: with TLS, the TLS handler, then ALPN picks
+ * The pipeline of one connection. First the keep-alive idle timer, then the protocol: with TLS, the TLS handler, then ALPN picks
  * h2 or HTTP/1.1 ({@link TlsSetup}); in cleartext the first bytes do ({@link PriorKnowledge}),
- * when HTTP/2 is on. Then, for HTTP/1.1, in order: the keep-alive idle timer, the write timeout,
+ * when HTTP/2 is on. Then, for HTTP/1.1, in order: the write timeout,
  * the request decoder (limits and strictness from {@link ServerConfig}; it also runs the header
  * read timeout) and the response encoder, {@code Expect: 100-continue}, then the handler that turns
- * requests into {@link Exchange}s. For HTTP/2: the idle timer, the write timeout, then
+ * requests into {@link Exchange}s. For HTTP/2: the write timeout, then
  * {@link Http2Setup}'s frame codec and one child channel per stream.
  */
 final class ChannelSetup extends ChannelInitializer<Channel> {
@@ -31,6 +31,9 @@ final class ChannelSetup extends ChannelInitializer<Channel> {
     @Override
     protected void initChannel(Channel channel) {
         state.connections().add(channel);
+        // First, for every protocol: the keep-alive idle timer also closes a connection that never
+        // says which protocol it speaks.
+        channel.pipeline().addLast("idle", new IdleStateHandler(0, 0, state.config().keepAliveTimeoutSeconds()));
         Protocols protocols = state.config().protocols();
         boolean h2 = protocols.http2().enabled();
         TlsContext tls = protocols.tls();
@@ -49,7 +52,6 @@ final class ChannelSetup extends ChannelInitializer<Channel> {
         ServerConfig config = state.config();
         HeadRequests heads = new HeadRequests();
         pipeline
-                .addLast("idle", new IdleStateHandler(0, 0, config.keepAliveTimeoutSeconds()))
                 .addLast("write-timeout", new StalledWriteHandler(config.limits().writeTimeoutSeconds()))
                 // The encoder before the decoder: what the decoder's position writes (Netty's websocket
                 // decoder, once the handshake put it there, sends its 1002/1009 close frames) still
@@ -68,9 +70,7 @@ final class ChannelSetup extends ChannelInitializer<Channel> {
 
     private void http2(ChannelPipeline pipeline) {
         ServerConfig config = state.config();
-        pipeline
-                .addLast("idle", new IdleStateHandler(0, 0, config.keepAliveTimeoutSeconds()))
-                .addLast("write-timeout", new StalledWriteHandler(config.limits().writeTimeoutSeconds()));
+        pipeline.addLast("write-timeout", new StalledWriteHandler(config.limits().writeTimeoutSeconds()));
         Http2Setup.configure(pipeline, state);
     }
 }

@@ -58,7 +58,7 @@ class TlsTest {
     }
 
     private static HttpResponse<String> get(SSLContext context, HttpClient.Version version, String url) throws Exception {
-        try (HttpClient client = HttpClient.newBuilder().sslContext(context).version(version).connectTimeout(Duration.ofSeconds(10)).build()) {
+        try (HttpClient client = HttpClient.newBuilder().sslContext(context).version(version).connectTimeout(Duration.ofSeconds(30)).build()) {
             return client.send(HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(30)).build(),
                     HttpResponse.BodyHandlers.ofString());
         }

@@ -5,14 +5,15 @@ package dev.apx.server.http2;
  *
  * <pre>
  * enabled              true    --http [auto|1]          h2 through ALPN on TLS and with prior knowledge in cleartext; --http 1 turns it off
- * h2cUpgrade           false   --h2c-upgrade            accept "Upgrade: h2c" on cleartext HTTP/1.1 (off: proxies may be smuggled past)
  * maxConcurrentStreams 100     --h2-max-concurrent-streams   SETTINGS_MAX_CONCURRENT_STREAMS; a stream past it is refused (RST_STREAM)
  * maxHeaderListSize    65536   --h2-max-header-list-size     SETTINGS_MAX_HEADER_LIST_SIZE, the decoded size (HPACK bombs stop here)
  * initialWindowSize    65535   --h2-initial-window-size      SETTINGS_INITIAL_WINDOW_SIZE: request body bytes a stream may send ahead of the app
  * maxFrameSize         16384   --h2-max-frame-size           SETTINGS_MAX_FRAME_SIZE
  * </pre>
+ * {@code Upgrade: h2c} on cleartext HTTP/1.1 is not taken up: the request is answered over HTTP/1.1,
+ * as the RFC allows (an upgrade a proxy does not understand can smuggle requests past it).
  */
-public record Http2Config(boolean enabled, boolean h2cUpgrade, int maxConcurrentStreams, int maxHeaderListSize,
+public record Http2Config(boolean enabled, int maxConcurrentStreams, int maxHeaderListSize,
                           int initialWindowSize, int maxFrameSize) {
 
     public Http2Config {
@@ -31,10 +32,10 @@ public record Http2Config(boolean enabled, boolean h2cUpgrade, int maxConcurrent
     }
 
     public static Http2Config defaults() {
-        return new Http2Config(true, false, 100, 65536, 65535, 16384);
+        return new Http2Config(true, 100, 65536, 65535, 16384);
     }
 
     public Http2Config withEnabled(boolean on) {
-        return new Http2Config(on, h2cUpgrade, maxConcurrentStreams, maxHeaderListSize, initialWindowSize, maxFrameSize);
+        return new Http2Config(on, maxConcurrentStreams, maxHeaderListSize, initialWindowSize, maxFrameSize);
     }
 }

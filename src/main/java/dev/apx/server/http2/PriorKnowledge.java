@@ -6,6 +6,7 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelPipeline;
 import io.netty.handler.codec.ByteToMessageDecoder;
 import io.netty.handler.codec.http2.Http2CodecUtil;
+import io.netty.handler.timeout.IdleStateEvent;
 
 import java.util.List;
 import java.util.function.Consumer;
@@ -37,5 +38,15 @@ public final class PriorKnowledge extends ByteToMessageDecoder {
             return; // a prefix of the preface so far
         }
         ctx.pipeline().remove(this); // the bytes read so far go on to the protocol's first handler
+    }
+
+    /** Idle before the protocol is known (nothing sent, or a preface begun and left): close. */
+    @Override
+    public void userEventTriggered(ChannelHandlerContext ctx, Object event) throws Exception {
+        if (event instanceof IdleStateEvent) {
+            ctx.close();
+            return;
+        }
+        super.userEventTriggered(ctx, event);
     }
 }
