@@ -262,7 +262,10 @@ def wrk(server, workload, connections, seconds):
 def h2load(server, workload, connections, seconds):
     """h2load (nghttp2-client), 10 concurrent streams per connection; its latencies are mean and max only."""
     command = ["taskset", "-c", WRK_CORE, "h2load", "-t1", f"-c{connections}", "-m10", f"-D{seconds}", url(server, workload)]
-    finished = subprocess.run(command, capture_output=True, text=True, timeout=seconds + 60)
+    try:
+        finished = subprocess.run(command, capture_output=True, text=True, timeout=seconds + 60)
+    except subprocess.TimeoutExpired as e:  # h2load waits for streams in flight after -D ends
+        raise BenchFailure(f"h2load did not finish against {server.name} within {seconds + 60} s: {e.stdout}")
     output = finished.stdout
     match = re.search(r"finished in ([\d.]+)(us|ms|s|m), ([\d.]+) req/s", output)
     if finished.returncode != 0 or not match:

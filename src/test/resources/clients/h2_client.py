@@ -174,6 +174,9 @@ def basics():
     check(file["status"] == "200" and (not expected or file["body"] == expected), file)
     head = client.response(client.request("HEAD", "/scope"))
     check(head["status"] == "200" and head["body"] == b"", head)
+    too_many = client.response(client.request("GET", "/scope", headers=[("x-h%d" % i, "v") for i in range(101)]))
+    check(too_many["status"] == "431", "101 header fields (--limit-request-fields 100) per stream: %r" % too_many)
+    check(client.get("/events")["status"] == "200", "the connection carries on after a refused stream")
     client.close()
 
 
