@@ -14,6 +14,9 @@ import io.netty.handler.codec.http2.DefaultHttp2Headers;
 import io.netty.handler.codec.http2.DefaultHttp2HeadersFrame;
 import io.netty.handler.codec.http2.Http2DataFrame;
 import io.netty.handler.codec.http2.Http2Error;
+import io.netty.handler.codec.http2.Http2FrameCodec;
+import io.netty.handler.codec.http2.Http2RemoteFlowController;
+import io.netty.handler.codec.http2.Http2Stream;
 import io.netty.handler.codec.http2.Http2Headers;
 import io.netty.handler.codec.http2.Http2HeadersFrame;
 import io.netty.handler.codec.http2.Http2ResetFrame;
@@ -49,7 +52,10 @@ final class StreamHandler extends ChannelInboundHandlerAdapter {
     private boolean bodyDone;
     private boolean responseDone;
     private long bodyBytes;
-    private ScheduledFuture<?> stallTimer;
+    private ScheduledFuture<?> stallTimer; // the poll while the app waits for the window
+    private static final long POLL_MILLIS = 20;
+    private Http2Stream http2Stream; // the codec's view of this stream: its flow-control window
+    private Http2RemoteFlowController flow;
     private String description; // "GET /path from 127.0.0.1:5000", for the log
 
     StreamHandler(ServerState state, Http2Connection connection) {
@@ -111,6 +117,11 @@ final class StreamHandler extends ChannelInboundHandlerAdapter {
             return;
         }
         Http2StreamChannel channel = (Http2StreamChannel) ctx.channel();
+        Http2FrameCodec codec = channel.parent().pipeline().get(Http2FrameCodec.class);
+        if (codec != null) {
+            flow = codec.connection().remote().flowController();
+            http2Stream = codec.connection().stream(channel.stream().id());
+        }
         InetSocketAddress client = channel.parent().remoteAddress() instanceof InetSocketAddress a ? a : null;
         InetSocketAddress server = channel.parent().localAddress() instanceof InetSocketAddress a ? a : null;
         RequestHead head = new RequestHead(method.toString(), path.toString(), "HTTP/2", headers, client, server, null,
@@ -246,38 +257,63 @@ final class StreamHandler extends ChannelInboundHandlerAdapter {
 
     @Override
     public void channelWritabilityChanged(ChannelHandlerContext context) {
-        if (context.channel().isWritable()) {
+        if (writable()) {
             cancelStallTimer();
             if (exchange != null && !responseDone) {
                 exchange.writable();
             }
         } else {
-            armStallTimer();
+            stalled();
         }
         context.fireChannelWritabilityChanged();
     }
 
-    /** The response waits for the client's window (from StreamResponse, any thread): reset the stream if it stays shut for --timeout-write. */
+    /**
+     * Whether the app may write more: the stream channel has room and the client's window for this
+     * stream and the connection is open. Netty's stream channel alone is not enough: a stream whose
+     * window was zero from its first frame (SETTINGS_INITIAL_WINDOW_SIZE 0) never turns unwritable,
+     * and its DATA would pile up in the flow controller. Any thread (a racy read of the window is
+     * corrected by the event-loop poll in {@link #stalled}).
+     */
+    boolean writable() {
+        Http2Stream stream = http2Stream;
+        if (!ctx.channel().isWritable()) {
+            return false;
+        }
+        try {
+            return stream == null || flow.isWritable(stream);
+        } catch (RuntimeException closed) { // the stream ended under us: the disconnect path takes over
+            return true;
+        }
+    }
+
+    /**
+     * The app's send() waits (from StreamResponse, any thread): until {@link #writable}, looked at
+     * every {@link #POLL_MILLIS} ms on the event loop, wakes it; a stream still shut after
+     * --timeout-write is reset (the client keeps its window at zero).
+     */
     void stalled() {
         if (!ctx.executor().inEventLoop()) {
             ctx.executor().execute(this::stalled);
             return;
         }
-        armStallTimer();
-    }
-
-    private void armStallTimer() {
-        if (stallTimer != null || exchange == null || responseDone || ctx.channel().isWritable()) {
+        if (stallTimer != null || exchange == null || responseDone) {
             return;
         }
-        int seconds = state.config().limits().writeTimeoutSeconds();
-        stallTimer = ctx.executor().schedule(() -> {
-            stallTimer = null;
-            if (!ctx.channel().isWritable() && !responseDone) {
-                Log.warning("Client took nothing of a waiting HTTP/2 response for " + seconds + " s, resetting the stream");
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(state.config().limits().writeTimeoutSeconds());
+        stallTimer = ctx.executor().scheduleAtFixedRate(() -> {
+            if (responseDone) {
+                cancelStallTimer();
+            } else if (writable()) {
+                cancelStallTimer();
+                exchange.writable();
+            } else if (System.nanoTime() > deadline) {
+                cancelStallTimer();
+                Log.warning("Client took nothing of a waiting HTTP/2 response for "
+                        + state.config().limits().writeTimeoutSeconds() + " s, resetting the stream");
                 reset(Http2Error.CANCEL);
             }
-        }, seconds, TimeUnit.SECONDS);
+        }, POLL_MILLIS, POLL_MILLIS, TimeUnit.MILLISECONDS);
     }
 
     private void cancelStallTimer() {

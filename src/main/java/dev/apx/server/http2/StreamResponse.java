@@ -148,7 +148,7 @@ final class StreamResponse implements Response {
 
     @Override
     public boolean isWritable() {
-        boolean writable = channel.isWritable();
+        boolean writable = handler.writable();
         if (!writable) {
             handler.stalled(); // the app's send() waits: the stream's write timeout starts
         }
