@@ -293,7 +293,8 @@ final class StreamHandler extends ChannelInboundHandlerAdapter {
      * --timeout-write is reset (the client keeps its window at zero).
      */
     void stalled() {
-        if (!ctx.executor().inEventLoop()) {
+        if (!ctx.executor().inEventLoop() || (exchange == null && response != null)) {
+            // the latter: the app's first step ran inside HttpApp.open, before begin() had its exchange
             ctx.executor().execute(this::stalled);
             return;
         }
