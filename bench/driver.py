@@ -20,6 +20,7 @@ import platform
 import re
 import signal
 import socket
+import ssl
 import subprocess
 import sys
 import time
@@ -61,6 +62,9 @@ class Workload:
     interface: str = ""  # apx's and Uvicorn's --interface (wsgi), else the default
     peers: tuple = ("uvicorn",)  # the servers apx is measured against
     workers: int = 1  # --workers N for both servers (then on every core, beside wrk: no target)
+    tls: bool = False        # both servers with --ssl-certfile/--ssl-keyfile (target/bench-certs, made by bench/run)
+    h2: bool = False         # load with h2load, 10 streams per connection (Uvicorn, without zttp, is skipped)
+    close: bool = False      # "Connection: close": one TLS handshake per request
 
 
 WORKLOADS = [
@@ -104,7 +108,18 @@ WORKLOADS = [
     # issue 14: a supervisor and 2 worker processes each; CPU is theirs all together
     Workload("plaintext-workers2", "raw:hello", "/", expect_bytes=13, workers=2,
              note="--workers 2 for both, on both cores beside wrk (2 cores: no target)"),
+    # issue 15: TLS and HTTP/2 (apx's BoringSSL; Uvicorn's Python ssl)
+    Workload("https-plaintext", "raw:hello", "/", expect_bytes=13, tls=True,
+             note="HTTPS/1.1 (TLS 1.3, keep-alive) with wrk; the plaintext row is the same app in cleartext"),
+    Workload("h2-plaintext", "raw:hello", "/", expect_bytes=13, h2=True,
+             note="cleartext h2 (prior knowledge), h2load -m 10: 10 streams per connection; Uvicorn serves no h2. "
+                  "h2load gives mean and max latency: p50 shows the mean, p99 the max"),
+    Workload("h2-tls-plaintext", "raw:hello", "/", expect_bytes=13, h2=True, tls=True,
+             note="h2 over TLS (ALPN), h2load -m 10; p50 = mean, p99 = max latency"),
+    Workload("tls-handshakes", "raw:hello", "/", expect_bytes=13, tls=True, close=True,
+             note="Connection: close over HTTPS: one full TLS 1.3 handshake per request; req/s = handshakes/s"),
 ]
+CERTS = ROOT / "target" / "bench-certs"
 
 
 class BenchFailure(Exception):
@@ -146,19 +161,20 @@ def free_port():
         return s.getsockname()[1]
 
 
-def server_command(kind, app, port, ceiling_classes=None, interface="", workers=1, metrics_port=None):
+def server_command(kind, app, port, ceiling_classes=None, interface="", workers=1, metrics_port=None, tls=False):
+    certs = ["--ssl-certfile", str(CERTS / "cert.pem"), "--ssl-keyfile", str(CERTS / "key.pem")] if tls else []
     chosen = ["--interface", interface] if interface else []
     more = ["--workers", str(workers)] if workers > 1 else []
     if kind == "apx-metrics":  # apx's defaults with --metrics on (the plaintext-metrics row)
         return [str(ROOT / "bin" / "apx"), "--python", str(VENV_PYTHON), "--app-dir", str(APPS), "--port", str(port),
-                "--no-access-log", "--log-level", "warning", "--metrics", "--metrics-port", str(metrics_port)] + chosen + more + [app]
+                "--no-access-log", "--log-level", "warning", "--metrics", "--metrics-port", str(metrics_port)] + certs + chosen + more + [app]
     if is_apx(kind):  # "apx" (its defaults) or "apx:MODE" (--io MODE)
         io = ["--io", kind.split(":", 1)[1]] if ":" in kind else []
         return [str(ROOT / "bin" / "apx"), "--python", str(VENV_PYTHON), "--app-dir", str(APPS), "--port", str(port),
-                "--no-access-log", "--log-level", "warning"] + io + chosen + more + [app]
+                "--no-access-log", "--log-level", "warning"] + io + certs + chosen + more + [app]
     if kind == "uvicorn":
         return [str(VENV_PYTHON), "-m", "uvicorn", "--loop", "uvloop", "--http", "httptools", "--app-dir", str(APPS),
-                "--port", str(port), "--no-access-log", "--log-level", "warning"] + chosen + more + [app]
+                "--port", str(port), "--no-access-log", "--log-level", "warning"] + certs + chosen + more + [app]
     if kind == "gunicorn":  # the common threaded deployment of a WSGI app, one process as apx's
         return [str(VENV_PYTHON), "-m", "gunicorn", "-k", "gthread", "-w", "1", "--threads", "8", "--chdir", str(APPS),
                 "-b", f"127.0.0.1:{port}", "--log-level", "warning", app]
@@ -168,13 +184,13 @@ def server_command(kind, app, port, ceiling_classes=None, interface="", workers=
             "NettyCeiling", kind, str(port)]
 
 
-def start_server(kind, app, label, ceiling_classes=None, interface="", workers=1):
+def start_server(kind, app, label, ceiling_classes=None, interface="", workers=1, tls=False):
     port = free_port()
     metrics_port = free_port() if kind == "apx-metrics" else None
     log = RESULTS / f"server-{label}-{kind}.log"
     cores = SERVER_CORE if workers == 1 else f"{SERVER_CORE},{WRK_CORE}"
     with open(log, "w") as out:
-        process = subprocess.Popen(["taskset", "-c", cores] + server_command(kind, app, port, ceiling_classes, interface, workers, metrics_port),
+        process = subprocess.Popen(["taskset", "-c", cores] + server_command(kind, app, port, ceiling_classes, interface, workers, metrics_port, tls),
                                    stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
     server = Server(kind, process, port, log)
     if metrics_port:
@@ -192,6 +208,10 @@ def stop_server(server):
             server.process.wait()
 
 
+def url(server, workload):
+    return f"{'https' if workload.tls else 'http'}://127.0.0.1:{server.port}{workload.path}"
+
+
 def request_body(workload):
     if workload.body_file:
         return (BENCH / "wrk" / workload.body_file).read_bytes()
@@ -199,10 +219,11 @@ def request_body(workload):
 
 
 def request(server, workload, timeout=5.0):
-    url = f"http://127.0.0.1:{server.port}{workload.path}"
     data = request_body(workload)
     headers = {"Content-Type": workload.content_type} if workload.content_type else {}
-    with urllib.request.urlopen(urllib.request.Request(url, data=data, headers=headers), timeout=timeout) as response:
+    context = ssl.create_default_context(cafile=str(CERTS / "cert.pem")) if workload.tls else None
+    with urllib.request.urlopen(urllib.request.Request(url(server, workload), data=data, headers=headers), timeout=timeout,
+                                context=context) as response:
         return response.status, {k.lower(): v for k, v in response.headers.items()}, response.read(), data
 
 
@@ -242,6 +263,8 @@ def check_answer(server, workload, options):
                 return f"apx serves no WebSocket echo here ({checked.stderr.strip()[-200:]})"
             raise BenchFailure(f"{server.name} failed the WebSocket echo check: {checked.stderr}")
         return None
+    if workload.h2 and server.name == "uvicorn":
+        return "Uvicorn serves no HTTP/2 here (httptools; its experimental h2 needs the zttp package)"
     try:
         status, headers, body, sent = request(server, workload)
     except OSError as e:
@@ -325,6 +348,8 @@ def load(server, workload, connections, seconds, options):
         if finished.returncode != 0:
             raise BenchFailure(f"bench/wsload/WsLoad.java failed against {server.name}: {finished.stderr[-2000:]}")
         result = json.loads(finished.stdout)
+    elif workload.h2:
+        result = h2load(server, workload, connections, seconds)
     else:
         result = wrk(server, workload, connections, seconds)
     if server.process.poll() is not None:
@@ -350,7 +375,9 @@ def wrk(server, workload, connections, seconds):
         command += ["-s", str(BENCH / "wrk" / "post.lua")]
     elif workload.body_file:
         command += ["-s", str(BENCH / "wrk" / "post-file.lua")]
-    command.append(f"http://127.0.0.1:{server.port}{workload.path}")
+    if workload.close:
+        command += ["-H", "Connection: close"]
+    command.append(url(server, workload))
     if workload.post_bytes:
         command += ["--", str(workload.post_bytes)]
     elif workload.body_file:
@@ -359,6 +386,27 @@ def wrk(server, workload, connections, seconds):
     if finished.returncode != 0 or "Requests/sec" not in finished.stdout:
         raise BenchFailure(f"wrk failed against {server.name}: {finished.stdout}{finished.stderr}")
     return parse_wrk(finished.stdout)
+
+
+def h2load(server, workload, connections, seconds):
+    """h2load (nghttp2-client), 10 concurrent streams per connection; its latencies are mean and max only."""
+    command = ["taskset", "-c", WRK_CORE, "h2load", "-t1", f"-c{connections}", "-m10", f"-D{seconds}", url(server, workload)]
+    try:
+        finished = subprocess.run(command, capture_output=True, text=True, timeout=seconds + 60)
+    except subprocess.TimeoutExpired as e:  # h2load waits for streams in flight after -D ends
+        raise BenchFailure(f"h2load did not finish against {server.name} within {seconds + 60} s: {e.stdout}")
+    output = finished.stdout
+    match = re.search(r"finished in ([\d.]+)(us|ms|s|m), ([\d.]+) req/s", output)
+    if finished.returncode != 0 or not match:
+        raise BenchFailure(f"h2load failed against {server.name}: {output}{finished.stderr}")
+    done = re.search(r"requests: (\d+) total, \d+ started, (\d+) done, (\d+) succeeded, (\d+) failed, (\d+) errored", output)
+    latency = re.search(r"time for request:\s+(\S+)\s+(\S+)\s+(\S+)", output)
+    non_2xx = re.search(r"status codes: \d+ 2xx, (\d+) 3xx, (\d+) 4xx, (\d+) 5xx", output)
+    errors = int(done.group(4)) + int(done.group(5)) + sum(int(n) for n in non_2xx.groups())
+    return {"rps": float(match.group(3)), "p50_ms": _ms(latency.group(3)), "p75_ms": _ms(latency.group(3)),
+            "p90_ms": _ms(latency.group(2)), "p99_ms": _ms(latency.group(2)), "requests": int(done.group(3)),
+            "duration_s": _ms(match.group(1) + match.group(2)) / 1000, "socket_errors": 0, "non_2xx": errors,
+            "errors": errors}
 
 
 def warm_up(server, workload, options):
@@ -558,8 +606,8 @@ def benchmark(selected, options):
             finally:
                 stop_server(server)
     for workload in selected:
-        servers = [start_server(kind, workload.app, workload.name, interface=workload.interface, workers=workload.workers)
-                   for kind in options.apx_kinds + list(workload.peers)]
+        servers = [start_server(kind, workload.app, workload.name, interface=workload.interface, workers=workload.workers,
+                                tls=workload.tls) for kind in options.apx_kinds + list(workload.peers)]
         try:
             measure_group(workload.name, servers, workload, options, runs)
         except BenchFailure as failure:

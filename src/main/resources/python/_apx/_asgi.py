@@ -30,7 +30,7 @@ def http_runner(app, state, java_receive, java_start, java_body, java_send):
     any other message (or a malformed one) whole.
     """
 
-    def run(handle, http_version, method, scheme, path, raw_path, query_string, root_path, headers, client, server):
+    def run(handle, http_version, method, scheme, path, raw_path, query_string, root_path, headers, client, server, tls):
         async def receive():
             result = java_receive(handle)
             if isfuture(result):
@@ -78,6 +78,8 @@ def http_runner(app, state, java_receive, java_start, java_body, java_send):
             "state": state.copy(),
             "extensions": {"http.response.trailers": {}, "http.response.pathsend": {}},
         }
+        if tls is not None:  # the ASGI TLS extension, on HTTPS connections only
+            scope["extensions"]["tls"] = tls
         return app(scope, receive, send)
 
     return run

@@ -1,6 +1,7 @@
 package dev.apx.asgi;
 
 import dev.apx.server.RequestHead;
+import dev.apx.server.tls.TlsSession;
 
 import java.io.ByteArrayOutputStream;
 import java.net.InetSocketAddress;
@@ -18,17 +19,18 @@ import java.util.Map;
  * @param headers the lower-cased header names and values as one byte string, each name and value
  *                followed by a NUL, split in Python; or, when a value itself holds a NUL, the
  *                list of (name, value) pairs
+ * @param tls     the ASGI TLS extension's dict ({@code extensions["tls"]}), or null on a plain connection
  */
 record Scope(String httpVersion, String method, String scheme, String path, byte[] rawPath, byte[] queryString,
-             String rootPath, Object headers, Object[] client, Object[] server) {
+             String rootPath, Object headers, Object[] client, Object[] server, Map<String, Object> tls) {
 
     Scope withForwarded(String forwardedScheme, Object[] forwardedClient) {
-        return new Scope(httpVersion, method, forwardedScheme, path, rawPath, queryString, rootPath, headers, forwardedClient, server);
+        return new Scope(httpVersion, method, forwardedScheme, path, rawPath, queryString, rootPath, headers, forwardedClient, server, tls);
     }
 
     /** The positional arguments of {@code run(handle, ...)}, after the handle. */
     Object[] runArguments(long handle) {
-        return new Object[]{handle, httpVersion, method, scheme, path, rawPath, queryString, rootPath, headers, client, server};
+        return new Object[]{handle, httpVersion, method, scheme, path, rawPath, queryString, rootPath, headers, client, server, tls};
     }
 
     /** The scope as a Java map, headers as (name, value) pairs: for the websocket path, which converts it whole. */
@@ -77,8 +79,24 @@ record Scope(String httpVersion, String method, String scheme, String path, byte
             rawPath = slash < 0 ? "/" : rawPath.substring(slash);
         }
         Object[] server = head.socketPath() != null ? new Object[]{head.socketPath(), null} : address(head.server());
-        return new Scope(head.httpVersion().substring(5), head.method(), "http", config.rootPath() + percentDecode(rawPath),
-                latin1(rawPath), latin1(query), config.rootPath(), headers(head.headers()), address(head.client()), server);
+        return new Scope(head.httpVersion().substring(5), head.method(), head.tls() != null ? "https" : "http",
+                config.rootPath() + percentDecode(rawPath), latin1(rawPath), latin1(query), config.rootPath(),
+                headers(head.headers()), address(head.client()), server, tlsExtension(head.tls()));
+    }
+
+    /** The ASGI TLS extension's fields, or null without TLS. */
+    static Map<String, Object> tlsExtension(TlsSession tls) {
+        if (tls == null) {
+            return null;
+        }
+        Map<String, Object> extension = new LinkedHashMap<>();
+        extension.put("server_cert", tls.serverCert());
+        extension.put("client_cert_chain", tls.clientCertChain());
+        extension.put("client_cert_name", tls.clientCertName());
+        extension.put("client_cert_error", tls.clientCertError());
+        extension.put("tls_version", tls.tlsVersion());
+        extension.put("cipher_suite", tls.cipherSuite());
+        return extension;
     }
 
     private static Object headers(List<String[]> headers) {

@@ -19,7 +19,8 @@ final class WebSocketScope {
         scope.remove("method");
         scope.put("scheme", "https".equals(scope.get("scheme")) ? "wss" : "ws");
         scope.put("subprotocols", subprotocols(head));
-        scope.put("extensions", EXTENSIONS);
+        Map<String, Object> tls = Scope.tlsExtension(head.tls());
+        scope.put("extensions", tls == null ? EXTENSIONS : Map.of("websocket.http.response", Map.of(), "tls", tls));
         return scope;
     }
 

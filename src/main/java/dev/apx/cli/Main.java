@@ -233,6 +233,9 @@ public final class Main implements Callable<Integer> {
     @CommandLine.Mixin
     MetricsOptions metrics = new MetricsOptions();
 
+    @CommandLine.Mixin
+    ProtocolOptions protocolOptions = new ProtocolOptions();
+
     @Option(names = "--python", paramLabel = "PATH",
             description = "The Python interpreter whose packages the app uses (default: $VIRTUAL_ENV, else python3 on PATH).")
     Path python;

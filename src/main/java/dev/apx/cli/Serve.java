@@ -17,6 +17,7 @@ import dev.apx.server.IoHost;
 import dev.apx.metrics.Metrics;
 import dev.apx.metrics.MetricsConfig;
 import dev.apx.server.HttpObserver;
+import dev.apx.server.Protocols;
 import dev.apx.server.Server;
 import dev.apx.supervisor.WorkerLink;
 import dev.apx.server.ServerConfig;
@@ -41,6 +42,7 @@ final class Serve {
     private static final Duration CANCELLED_GRACE = Duration.ofSeconds(5);
     private final Main options;
     private Metrics metrics; // null without --metrics
+    private Protocols protocols;
 
     Serve(Main options) {
         this.options = options;
@@ -48,6 +50,7 @@ final class Serve {
 
     int run() {
         WebSocketConfig wsConfig = options.webSockets.config(); // bad flags fail before Python starts
+        protocols = options.protocolOptions.protocols(); // and bad TLS files, wrong passwords
         MetricsConfig metricsConfig = options.metrics.config(System.getenv());
         try (Metrics metrics = metricsConfig == null ? null : Metrics.start(metricsConfig)) {
             if (metrics != null) {
@@ -74,7 +77,7 @@ final class Serve {
         Signal.handle(new Signal("INT"), signal -> stop.countDown());
         Signal.handle(new Signal("TERM"), signal -> stop.countDown());
 
-        ServerConfig config = options.serverConfig();
+        ServerConfig config = options.serverConfig().withProtocols(protocols);
         Interface kind = options.appInterface.resolve(interpreter, app);
         Served served;
         try {
@@ -102,7 +105,10 @@ final class Serve {
             Log.info("apx running on unix socket " + config.uds() + " (Press CTRL+C to quit)");
         } else {
             String host = config.host().contains(":") ? "[" + config.host() + "]" : config.host();
-            Log.info("apx running on http://" + host + ":" + server.port() + " (Press CTRL+C to quit)");
+            Log.info("apx running on " + (protocols.tls() != null ? "https" : "http") + "://" + host + ":" + server.port() + " (Press CTRL+C to quit)");
+        }
+        if (protocols.tls() != null) {
+            Log.info("TLS by " + protocols.tls().engineName() + ", ALPN " + (protocols.http2().enabled() ? "h2, http/1.1" : "http/1.1"));
         }
         server.requestLimitReached().thenRun(() -> {
             Log.warning("Maximum request limit of " + config.limits().maxRequests() + " exceeded. Terminating process.");

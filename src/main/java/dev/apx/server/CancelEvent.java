@@ -1,6 +1,6 @@
 package dev.apx.server;
 
 /** Fired down each connection when the graceful shutdown timed out: cancel the request still running. */
-enum CancelEvent {
+public enum CancelEvent {
     INSTANCE
 }

@@ -1,15 +1,26 @@
 package dev.apx.server;
 
+import dev.apx.server.http2.Http2Setup;
+import dev.apx.server.http2.PriorKnowledge;
+import dev.apx.server.tls.FileRegionChunks;
+import dev.apx.server.tls.TlsContext;
+import dev.apx.server.tls.TlsSetup;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelPipeline;
 import io.netty.handler.codec.http.HttpServerExpectContinueHandler;
+import io.netty.handler.stream.ChunkedWriteHandler;
 import io.netty.handler.timeout.IdleStateHandler;
 
 /**
- * The pipeline of one connection, in order: the keep-alive idle timer, the write timeout, the
- * request decoder (limits and strictness from {@link ServerConfig}; it also runs the header read
- * timeout) and the response encoder, {@code Expect: 100-continue}, with {@code --metrics} the
- * {@link ObservingHandler}, then the handler that turns requests into {@link Exchange}s.
+ * The pipeline of one connection. First the keep-alive idle timer, then the protocol: with TLS, the TLS handler, then ALPN picks
+ * h2 or HTTP/1.1 ({@link TlsSetup}); in cleartext the first bytes do ({@link PriorKnowledge}),
+ * when HTTP/2 is on. Then, for HTTP/1.1, in order: the write timeout,
+ * the request decoder (limits and strictness from {@link ServerConfig}; it also runs the header
+ * read timeout) and the response encoder, {@code Expect: 100-continue}, then the handler that turns
+ * requests into {@link Exchange}s. For HTTP/2: the write timeout, then
+ * {@link Http2Setup}'s frame codec and one child channel per stream. With {@code --metrics} the
+ * {@link ObservingHandler} sits before the HTTP/1.1 exchanges.
  */
 final class ChannelSetup extends ChannelInitializer<Channel> {
     private final ServerState state;
@@ -20,11 +31,28 @@ final class ChannelSetup extends ChannelInitializer<Channel> {
 
     @Override
     protected void initChannel(Channel channel) {
-        ServerConfig config = state.config();
         state.connections().add(channel);
+        // First, for every protocol: the keep-alive idle timer also closes a connection that never
+        // says which protocol it speaks.
+        channel.pipeline().addLast("idle", new IdleStateHandler(0, 0, state.config().keepAliveTimeoutSeconds()));
+        Protocols protocols = state.config().protocols();
+        boolean h2 = protocols.http2().enabled();
+        TlsContext tls = protocols.tls();
+        if (tls != null) {
+            channel.pipeline()
+                    .addLast("tls", tls.newHandler(channel.alloc()))
+                    .addLast("alpn", new TlsSetup(tls, this::https1, h2 ? this::http2 : null));
+        } else if (h2) {
+            channel.pipeline().addLast("prior-knowledge", new PriorKnowledge(this::http1, this::http2));
+        } else {
+            http1(channel.pipeline());
+        }
+    }
+
+    private void http1(ChannelPipeline pipeline) {
+        ServerConfig config = state.config();
         HeadRequests heads = new HeadRequests();
-        channel.pipeline()
-                .addLast("idle", new IdleStateHandler(0, 0, config.keepAliveTimeoutSeconds()))
+        pipeline
                 .addLast("write-timeout", new StalledWriteHandler(config.limits().writeTimeoutSeconds()))
                 // The encoder before the decoder: what the decoder's position writes (Netty's websocket
                 // decoder, once the handshake put it there, sends its 1002/1009 close frames) still
@@ -33,8 +61,20 @@ final class ChannelSetup extends ChannelInitializer<Channel> {
                 .addLast("decoder", new RequestDecoder(config, heads))
                 .addLast("continue", new HttpServerExpectContinueHandler());
         if (state.observer() != HttpObserver.NONE) {
-            channel.pipeline().addLast("observer", new ObservingHandler(state.observer()));
+            pipeline.addLast("observer", new ObservingHandler(state.observer()));
         }
-        channel.pipeline().addLast("exchanges", new ExchangeHandler(state));
+        pipeline.addLast("exchanges", new ExchangeHandler(state));
+    }
+
+    /** HTTP/1.1 over TLS: file responses become chunks the TLS engine can encrypt (no zero-copy sendfile). */
+    private void https1(ChannelPipeline pipeline) {
+        pipeline.addLast("file-chunks", new ChunkedWriteHandler()).addLast("file-regions", new FileRegionChunks());
+        http1(pipeline);
+    }
+
+    private void http2(ChannelPipeline pipeline) {
+        ServerConfig config = state.config();
+        pipeline.addLast("write-timeout", new StalledWriteHandler(config.limits().writeTimeoutSeconds()));
+        Http2Setup.configure(pipeline, state);
     }
 }

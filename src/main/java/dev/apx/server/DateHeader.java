@@ -6,7 +6,7 @@ import java.time.format.DateTimeFormatter;
 import java.util.Locale;
 
 /** The {@code date} header value (IMF-fixdate), formatted at most once a second. Any thread. */
-final class DateHeader {
+public final class DateHeader {
     private static final DateTimeFormatter FORMAT =
             DateTimeFormatter.ofPattern("EEE, dd MMM yyyy HH:mm:ss 'GMT'", Locale.US).withZone(ZoneOffset.UTC);
     private static volatile long second = -1;
@@ -15,7 +15,7 @@ final class DateHeader {
     private DateHeader() {
     }
 
-    static String now() {
+    public static String now() {
         long current = System.currentTimeMillis() / 1000;
         if (current != second) {
             value = FORMAT.format(ZonedDateTime.now(ZoneOffset.UTC));

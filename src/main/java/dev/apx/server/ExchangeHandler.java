@@ -1,6 +1,7 @@
 package dev.apx.server;
 
 import dev.apx.log.Log;
+import dev.apx.server.tls.TlsSession;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
@@ -140,7 +141,8 @@ final class ExchangeHandler extends ChannelInboundHandlerAdapter {
         boolean bodyless = !HttpUtil.isTransferEncodingChunked(request) && HttpUtil.getContentLength(request, 0L) == 0L;
         return new RequestHead(request.method().name(), request.uri(), request.protocolVersion().text(), headers,
                 ctx.channel().remoteAddress() instanceof InetSocketAddress client ? client : null,
-                ctx.channel().localAddress() instanceof InetSocketAddress server ? server : null, path, bodyless);
+                ctx.channel().localAddress() instanceof InetSocketAddress server ? server : null, path, bodyless,
+                TlsSession.of(ctx.channel()));
     }
 
     private void body(HttpContent content) {

@@ -1,5 +1,7 @@
 package dev.apx.server;
 
+import dev.apx.server.tls.TlsSession;
+
 import java.net.InetSocketAddress;
 import java.util.List;
 
@@ -13,9 +15,17 @@ import java.util.List;
  * @param bodyless  the request has no body (no Content-Length above 0, not chunked): the app's first
  *                  receive() can answer at once; the decoder's empty end-of-body still follows
  *                  through {@link Exchange#body}
+ * @param tls       the connection's TLS session (scheme https, the ASGI TLS extension), or null on plain TCP
  */
 public record RequestHead(String method, String uri, String httpVersion, List<String[]> headers,
-                          InetSocketAddress client, InetSocketAddress server, String socketPath, boolean bodyless) {
+                          InetSocketAddress client, InetSocketAddress server, String socketPath, boolean bodyless,
+                          TlsSession tls) {
+
+    /** A head from a plain TCP or Unix socket connection. */
+    public RequestHead(String method, String uri, String httpVersion, List<String[]> headers,
+                       InetSocketAddress client, InetSocketAddress server, String socketPath, boolean bodyless) {
+        this(method, uri, httpVersion, headers, client, server, socketPath, bodyless, null);
+    }
 
     /** A head whose body, if any, arrives through {@link Exchange#body}. */
     public RequestHead(String method, String uri, String httpVersion, List<String[]> headers,

@@ -12,11 +12,20 @@ import java.nio.file.Path;
  * @param maxHeaderSize         431 beyond this header block size
  * @param accessLog             log one line per response
  * @param limits                header, body, timeout and request-count limits (see {@link Limits})
+ * @param protocols             TLS and HTTP/2 (see {@link Protocols})
  */
 public record ServerConfig(String host, int port, Path uds, int backlog, int keepAliveTimeoutSeconds,
                            int limitConcurrency, boolean serverHeader, boolean dateHeader,
                            int maxInitialLineLength, int maxHeaderSize, boolean accessLog, int workerThreads,
-                           Limits limits) {
+                           Limits limits, Protocols protocols) {
+
+    /** Cleartext, with the default {@link Protocols}. */
+    public ServerConfig(String host, int port, Path uds, int backlog, int keepAliveTimeoutSeconds,
+                        int limitConcurrency, boolean serverHeader, boolean dateHeader,
+                        int maxInitialLineLength, int maxHeaderSize, boolean accessLog, int workerThreads, Limits limits) {
+        this(host, port, uds, backlog, keepAliveTimeoutSeconds, limitConcurrency, serverHeader, dateHeader,
+                maxInitialLineLength, maxHeaderSize, accessLog, workerThreads, limits, Protocols.defaults());
+    }
 
     /** With the default {@link Limits}. */
     public ServerConfig(String host, int port, Path uds, int backlog, int keepAliveTimeoutSeconds,
@@ -33,26 +42,31 @@ public record ServerConfig(String host, int port, Path uds, int backlog, int kee
 
     public ServerConfig withLimits(Limits newLimits) {
         return new ServerConfig(host, port, uds, backlog, keepAliveTimeoutSeconds, limitConcurrency, serverHeader,
-                dateHeader, maxInitialLineLength, maxHeaderSize, accessLog, workerThreads, newLimits);
+                dateHeader, maxInitialLineLength, maxHeaderSize, accessLog, workerThreads, newLimits, protocols);
     }
 
     public ServerConfig withBacklog(int newBacklog) {
         return new ServerConfig(host, port, uds, newBacklog, keepAliveTimeoutSeconds, limitConcurrency, serverHeader,
-                dateHeader, maxInitialLineLength, maxHeaderSize, accessLog, workerThreads, limits);
+                dateHeader, maxInitialLineLength, maxHeaderSize, accessLog, workerThreads, limits, protocols);
     }
 
     public ServerConfig withPort(int newPort) {
         return new ServerConfig(host, newPort, uds, backlog, keepAliveTimeoutSeconds, limitConcurrency, serverHeader,
-                dateHeader, maxInitialLineLength, maxHeaderSize, accessLog, workerThreads, limits);
+                dateHeader, maxInitialLineLength, maxHeaderSize, accessLog, workerThreads, limits, protocols);
     }
 
     public ServerConfig withAccessLog(boolean enabled) {
         return new ServerConfig(host, port, uds, backlog, keepAliveTimeoutSeconds, limitConcurrency, serverHeader,
-                dateHeader, maxInitialLineLength, maxHeaderSize, enabled, workerThreads, limits);
+                dateHeader, maxInitialLineLength, maxHeaderSize, enabled, workerThreads, limits, protocols);
     }
 
     public ServerConfig withLimitConcurrency(int limit) {
         return new ServerConfig(host, port, uds, backlog, keepAliveTimeoutSeconds, limit, serverHeader,
-                dateHeader, maxInitialLineLength, maxHeaderSize, accessLog, workerThreads, limits);
+                dateHeader, maxInitialLineLength, maxHeaderSize, accessLog, workerThreads, limits, protocols);
+    }
+
+    public ServerConfig withProtocols(Protocols newProtocols) {
+        return new ServerConfig(host, port, uds, backlog, keepAliveTimeoutSeconds, limitConcurrency, serverHeader,
+                dateHeader, maxInitialLineLength, maxHeaderSize, accessLog, workerThreads, limits, newProtocols);
     }
 }

@@ -11,7 +11,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * off. {@code requestLimitReached} completes when the {@code --limit-max-requests}th request arrives.
  * {@code observer} is {@link HttpObserver#NONE} unless metrics are on.
  */
-record ServerState(ServerConfig config, HttpApp app, ChannelGroup connections, AtomicInteger inFlight, WebSockets webSockets,
+public record ServerState(ServerConfig config, HttpApp app, ChannelGroup connections, AtomicInteger inFlight, WebSockets webSockets,
                    AtomicLong requests, CompletableFuture<Void> requestLimitReached, HttpObserver observer) {
 
     ServerState(ServerConfig config, HttpApp app, ChannelGroup connections, AtomicInteger inFlight, WebSockets webSockets,
@@ -28,7 +28,7 @@ record ServerState(ServerConfig config, HttpApp app, ChannelGroup connections, A
     }
 
     /** One more request handed to the app. */
-    void countRequest() {
+    public void countRequest() {
         long limit = config.limits().maxRequests();
         if (requests.incrementAndGet() == limit) {
             requestLimitReached.complete(null);

@@ -1,6 +1,6 @@
 package dev.apx.server;
 
 /** Fired down each connection when the server stops: close when idle, else after the current response. */
-enum ShutdownEvent {
+public enum ShutdownEvent {
     INSTANCE
 }

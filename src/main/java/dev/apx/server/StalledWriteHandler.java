@@ -15,10 +15,10 @@ import java.util.concurrent.TimeUnit;
  * slowly makes progress and is left alone, as is an idle connection (nothing is waiting). Its own
  * events never travel further, so the keep-alive idle timer is not disturbed.
  */
-final class StalledWriteHandler extends IdleStateHandler {
+public final class StalledWriteHandler extends IdleStateHandler {
     private final int seconds;
 
-    StalledWriteHandler(int seconds) {
+    public StalledWriteHandler(int seconds) {
         super(true, 0, seconds, 0, TimeUnit.SECONDS); // observeOutput: partial progress on a big write counts
         this.seconds = seconds;
     }

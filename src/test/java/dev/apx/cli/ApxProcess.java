@@ -24,7 +24,7 @@ final class ApxProcess implements AutoCloseable {
     private static final String JAVA = ProcessHandle.current().info().command().orElseThrow();
     private static final Path JAR = Path.of(System.getProperty("apx.jar", "target/apx.jar")).toAbsolutePath();
     private static final Path PYTHON = Path.of(System.getProperty("apx.python311", ".venv/py3.11/bin/python")).toAbsolutePath();
-    private static final Pattern RUNNING = Pattern.compile("apx running on http://127\\.0\\.0\\.1:(\\d+) ");
+    private static final Pattern RUNNING = Pattern.compile("apx running on https?://127\\.0\\.0\\.1:(\\d+) ");
     private static final Pattern JAVA_STACK_FRAME = Pattern.compile("(?m)^\\s+at [\\w$.]+\\(");
 
     final Process process;

@@ -33,8 +33,11 @@ class DecoderFuzzTest {
     private static final int CASES = Integer.getInteger("apx.fuzz.decoderCases", 100_000);
 
     private final CheckingApp app = new CheckingApp();
+    // HTTP/1.1 only (--http 1): the HTTP/1.1 handlers are in the pipeline from the start, where
+    // connection() hooks in (with HTTP/2 on, they come after the first bytes: PriorKnowledge).
     private final ServerState state = new ServerState(
-            ServerConfig.defaults().withAccessLog(false).withLimits(ServerConfig.defaults().limits().withMaxBody(100_000)),
+            ServerConfig.defaults().withAccessLog(false).withLimits(ServerConfig.defaults().limits().withMaxBody(100_000))
+                    .withProtocols(new Protocols(null, dev.apx.server.http2.Http2Config.defaults().withEnabled(false))),
             app, new DefaultChannelGroup(GlobalEventExecutor.INSTANCE), new AtomicInteger());
 
     @Test

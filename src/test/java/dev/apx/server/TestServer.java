@@ -49,6 +49,11 @@ public final class TestServer implements AutoCloseable {
                 BridgeConfig.defaults().withLoop(LoopKind.ASYNCIO).withStartMode(StartMode.LOOP), webSockets);
     }
 
+    /** Serves both ASGI protocols with {@code config} (TLS, for one). */
+    static TestServer withWebSockets(String module, String attribute, ServerConfig config, WebSocketConfig webSockets) {
+        return new TestServer(module, attribute, config, AsgiConfig.defaults(), BridgeConfig.defaults().withLoop(LoopKind.ASYNCIO), webSockets);
+    }
+
     private TestServer(String module, String attribute, ServerConfig config, AsgiConfig asgiConfig, BridgeConfig bridgeConfig,
                        WebSocketConfig webSockets) {
         bridge = Bridge.start(python, bridgeConfig);

@@ -1,0 +1,41 @@
+package dev.apx.server.http2;
+
+/**
+ * HTTP/2 settings and limits. Defaults, and the flag that sets each (docs/security.md has the reasoning):
+ *
+ * <pre>
+ * enabled              true    --http [auto|1]          h2 through ALPN on TLS and with prior knowledge in cleartext; --http 1 turns it off
+ * maxConcurrentStreams 100     --h2-max-concurrent-streams   SETTINGS_MAX_CONCURRENT_STREAMS; a stream past it is refused (RST_STREAM)
+ * maxHeaderListSize    65536   --h2-max-header-list-size     SETTINGS_MAX_HEADER_LIST_SIZE, the decoded size (HPACK bombs stop here)
+ * initialWindowSize    65535   --h2-initial-window-size      SETTINGS_INITIAL_WINDOW_SIZE: request body bytes a stream may send ahead of the app
+ * maxFrameSize         16384   --h2-max-frame-size           SETTINGS_MAX_FRAME_SIZE
+ * </pre>
+ * {@code Upgrade: h2c} on cleartext HTTP/1.1 is not taken up: the request is answered over HTTP/1.1,
+ * as the RFC allows (an upgrade a proxy does not understand can smuggle requests past it).
+ */
+public record Http2Config(boolean enabled, int maxConcurrentStreams, int maxHeaderListSize,
+                          int initialWindowSize, int maxFrameSize) {
+
+    public Http2Config {
+        if (maxConcurrentStreams < 1) {
+            throw new IllegalArgumentException("--h2-max-concurrent-streams must be at least 1, got " + maxConcurrentStreams);
+        }
+        if (maxHeaderListSize < 1024) {
+            throw new IllegalArgumentException("--h2-max-header-list-size must be at least 1024, got " + maxHeaderListSize);
+        }
+        if (initialWindowSize < 1) { // the protocol's own bound is 2^31-1, an int's
+            throw new IllegalArgumentException("--h2-initial-window-size must be at least 1, got " + initialWindowSize);
+        }
+        if (maxFrameSize < 16384 || maxFrameSize > 16777215) {
+            throw new IllegalArgumentException("--h2-max-frame-size must be between 16384 and 16777215 (RFC 9113), got " + maxFrameSize);
+        }
+    }
+
+    public static Http2Config defaults() {
+        return new Http2Config(true, 100, 65536, 65535, 16384);
+    }
+
+    public Http2Config withEnabled(boolean on) {
+        return new Http2Config(on, maxConcurrentStreams, maxHeaderListSize, initialWindowSize, maxFrameSize);
+    }
+}
