@@ -37,7 +37,7 @@ apx_java_args() { # JAR [train]
     APX_JAVA_ARGS+=("-XX:AOTCache=$cache" "-Xlog:aot=off")
   fi
   read -r -a user <<<"${APX_JAVA_OPTS:-}"
-  if [[ " ${user[*]} " =~ \ -XX:\+Use[A-Za-z]*GC\  ]]; then
+  if [[ " ${user[*]} " == *" -XX:+Use"*"GC "* ]]; then
     APX_JAVA_ARGS+=("-XX:-UseSerialGC")
   fi
   APX_JAVA_ARGS+=(${user[@]+"${user[@]}"})
