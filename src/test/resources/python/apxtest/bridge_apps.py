@@ -250,3 +250,24 @@ def cancel_log_clear():
 
 def cancel_log_items():
     return list(cancel_log)
+
+
+# A request started on the loop thread and a callback already in the loop's ready queue: which runs first.
+order_log = []
+
+
+def order_log_clear():
+    order_log.clear()
+
+
+def order_log_call_soon(name):
+    asyncio.get_running_loop().call_soon(order_log.append, name)
+
+
+async def order_log_request(scope, receive, send):
+    order_log.append("request")
+    await respond(send, "ok")
+
+
+def order_log_items():
+    return list(order_log)

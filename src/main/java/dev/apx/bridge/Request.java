@@ -29,6 +29,8 @@ public final class Request {
     private PyRef endResult;
     private PythonException endError;
 
+    private Invocation pendingBegin; // what makes the awaitable, while the first drive waits in loop._ready
+    private boolean cancelOnBegin;   // cancelled while waiting for its first drive
     private PyRef pendingValue; // what the next drive sends, when it was deferred with call_soon
     private PyRef pendingError;
     private int hops;
@@ -88,6 +90,11 @@ public final class Request {
             return;
         }
         drive(gil, null, null);
+        if (cancelOnBegin && !finished) {
+            // Cancelled while its first drive waited in the ready queue (the client left, or its body
+            // was refused): the app still sees the request's head first, as when it started at once.
+            task.callMethod(gil, "cancel").close();
+        }
     }
 
     /**
@@ -257,6 +264,29 @@ public final class Request {
         }
         Step next = outcomeOf(gil, future);
         drive(gil, next.value, next.error);
+    }
+
+    /** {@code task.cancel()}, also before the first drive (loop thread, with the GIL). */
+    void cancel(Gil gil) {
+        if (task == null) {
+            cancelOnBegin = true;
+        } else {
+            task.callMethod(gil, "cancel").close();
+        }
+    }
+
+    /** Keeps what makes the awaitable while the first drive waits in {@code loop._ready}. */
+    void deferBegin(Invocation invocation) {
+        pendingBegin = invocation;
+    }
+
+    /** Runs the deferred first drive (a {@code call_soon} callback, on the loop thread). */
+    void beginDeferred(Gil gil) {
+        Invocation invocation = pendingBegin;
+        pendingBegin = null;
+        if (invocation != null) {
+            begin(gil, invocation);
+        }
     }
 
     /** Keeps what the next drive sends while the request waits in {@code loop._ready}. */
