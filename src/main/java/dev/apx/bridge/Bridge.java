@@ -120,8 +120,10 @@ public final class Bridge implements AutoCloseable {
         if (eventLoop.isLoopThread() && interpreter.holdsGil()) {
             interpreter.run(gil -> beginSoon(gil, request, invocation));
         } else if (stepLock == null || interpreter.holdsGil()) {
-            // LOOP mode, or a caller inside Python (taking the step lock there could deadlock)
-            eventLoop.post(gil -> beginSoon(gil, request, invocation));
+            // LOOP mode, or a caller inside Python (taking the step lock there could deadlock). Begun
+            // where the loop drains its posts: the barging beginSoon prevents did not show here (the
+            // db row's p99 was no better through call_soon) and the extra callback cost 2-4 %.
+            eventLoop.post(gil -> request.begin(gil, invocation));
         } else {
             stepLock.lock(); // before the GIL, never after
             try {
@@ -260,11 +262,11 @@ public final class Bridge implements AutoCloseable {
     }
 
     /**
-     * Takes the first steps of {@code request} from the loop's ready queue ({@code call_soon}), as
-     * {@code loop.create_task} does under Uvicorn: behind the tasks that were woken before it. A
-     * request started at once would take a free pool connection or queue item ahead of a woken task
-     * that had waited for it (asyncio.Queue lets a newcomer barge in; the woken task waits again at
-     * the back): with asyncpg's pool that made apx's p99 ten times Uvicorn's (docs/benchmarks.md).
+     * Takes the first steps of a request started on the loop thread (hosted I/O) from the loop's
+     * ready queue ({@code call_soon}), as {@code loop.create_task} does under Uvicorn: behind the
+     * tasks that were woken before it. Started at once, it took a free pool connection or queue item
+     * ahead of a woken task that had waited for it (asyncio.Queue lets a newcomer barge in; the woken
+     * task waits again at the back): with asyncpg's pool, p99 8x Uvicorn's (docs/benchmarks.md).
      */
     private void beginSoon(Gil gil, Request request, Invocation invocation) {
         request.deferBegin(invocation);

@@ -58,10 +58,10 @@ public final class Main implements Callable<Integer> {
             description = "Event loop implementation. Default: auto.")
     LoopKind loop;
 
-    @Option(names = "--io", defaultValue = "loop", paramLabel = "[loop|threads]", converter = Choice.Io.class,
-            description = "Which thread runs the sockets' I/O: loop (the event loop's own thread, as Uvicorn: no hand-off "
-                    + "between threads per request; use --workers for more cores) or threads (Netty's threads, one per core, "
-                    + "handing each request to the loop thread). Default: ${DEFAULT-VALUE}.")
+    @Option(names = "--io", defaultValue = "threads", paramLabel = "[loop|threads]", converter = Choice.Io.class,
+            description = "Which thread runs the sockets' I/O: threads (Netty's threads, one per core, handing each request "
+                    + "to the loop thread) or loop (the event loop's own thread, as Uvicorn: no hand-off between threads; "
+                    + "ahead on database-bound apps, behind on the others: docs/server.md). Default: ${DEFAULT-VALUE}.")
     IoMode ioMode;
 
     @Option(names = "--lifespan", defaultValue = "auto", paramLabel = "[auto|on|off]", converter = Choice.LifespanMode.class,

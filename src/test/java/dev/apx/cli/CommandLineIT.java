@@ -198,12 +198,12 @@ class CommandLineIT {
     }
 
     /**
-     * {@code --io loop} (the default) serves from the event loop's thread: the process has no Netty
-     * event-loop threads; {@code --io threads} (or {@code APX_IO=threads}) has them. Read from /proc,
-     * as an operator would see them.
+     * {@code --io loop} (or {@code APX_IO=loop}) serves from the event loop's thread: the process has
+     * no Netty event-loop threads; {@code --io threads} (the default) has them. Read from /proc, as an
+     * operator would see them.
      */
     @ParameterizedTest(name = "{0}")
-    @ValueSource(strings = {"default|false", "--io threads|true", "APX_IO=threads|true", "--io loop|false"})
+    @ValueSource(strings = {"default|true", "--io threads|true", "APX_IO=loop|false", "--io loop|false"})
     void ioOptionChoosesWhichThreadsServeTheSockets(String caseText) throws Exception {
         String[] parts = caseText.split("\\|");
         Map<String, String> env = parts[0].contains("=") ? Map.of(parts[0].split("=")[0], parts[0].split("=")[1]) : Map.of();
