@@ -33,7 +33,6 @@ public final class Bridge implements AutoCloseable {
     private final ThreadLocal<long[]> callerEpochs = ThreadLocal.withInitial(() -> new long[1]);
     private PyRef resumeCallback;
     private PyRef resumeSoonCallback;
-    private PyRef beginSoonCallback;
     private volatile RequestObserver observer = RequestObserver.NONE;
 
     private Bridge(Interpreter interpreter, BridgeConfig config) {
@@ -57,13 +56,6 @@ public final class Bridge implements AutoCloseable {
                 Request request = bridge.inFlight.get((Long) args.get(0));
                 if (request != null) {
                     bridge.eventLoop.callback(g, () -> request.resumeDeferred(g));
-                }
-                return null;
-            });
-            bridge.beginSoonCallback = gil.function("apx_begin_soon", (g, args) -> {
-                Request request = bridge.inFlight.get((Long) args.get(0));
-                if (request != null) {
-                    bridge.eventLoop.callback(g, () -> request.beginDeferred(g));
                 }
                 return null;
             });
@@ -270,7 +262,7 @@ public final class Bridge implements AutoCloseable {
      */
     private void beginSoon(Gil gil, Request request, Invocation invocation) {
         request.deferBegin(invocation);
-        eventLoop.loop().callMethod(gil, "call_soon", beginSoonCallback, request.id()).close();
+        eventLoop.loop().callMethod(gil, "call_soon", resumeSoonCallback, request.id()).close();
     }
 
     /** Drives {@code request} again from the loop's ready queue ({@code call_soon}, not the threadsafe one). */

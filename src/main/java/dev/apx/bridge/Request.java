@@ -280,23 +280,20 @@ public final class Request {
         pendingBegin = invocation;
     }
 
-    /** Runs the deferred first drive (a {@code call_soon} callback, on the loop thread). */
-    void beginDeferred(Gil gil) {
-        Invocation invocation = pendingBegin;
-        pendingBegin = null;
-        if (invocation != null) {
-            begin(gil, invocation);
-        }
-    }
-
     /** Keeps what the next drive sends while the request waits in {@code loop._ready}. */
     void defer(PyRef value, PyRef error) {
         pendingValue = value;
         pendingError = error;
     }
 
-    /** Runs the deferred drive (a {@code call_soon} callback, on the loop thread). */
+    /** Runs the deferred drive, the first one too (a {@code call_soon} callback, on the loop thread). */
     void resumeDeferred(Gil gil) {
+        if (pendingBegin != null) {
+            Invocation invocation = pendingBegin;
+            pendingBegin = null;
+            begin(gil, invocation);
+            return;
+        }
         PyRef value = pendingValue;
         PyRef error = pendingError;
         pendingValue = null;
