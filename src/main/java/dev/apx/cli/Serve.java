@@ -55,6 +55,9 @@ final class Serve {
         try (Metrics metrics = metricsConfig == null ? null : Metrics.start(metricsConfig)) {
             if (metrics != null) {
                 Log.info("Metrics on http://" + metricsConfig.host() + ":" + metrics.port() + "/metrics");
+                if (options.workerLink != null) {
+                    options.workerLink.metricsServed(metrics.port()); // the supervisor serves them with the other workers'
+                }
             }
             return run(wsConfig, metrics);
         }
