@@ -25,7 +25,6 @@ final class Worker {
     static final String ID_ENV = "APX_WORKER_ID";
 
     private final Process process;
-    private final Integer slot;
     private final CompletableFuture<Void> ready = new CompletableFuture<>();
     private final List<String> heldBack = new ArrayList<>();
     private boolean relaying; // guarded by heldBack
@@ -35,9 +34,8 @@ final class Worker {
     private volatile int metricsPort; // 0 until it says (--metrics only)
     private volatile boolean killedUnhealthy;
 
-    private Worker(Process process, Integer slot) {
+    private Worker(Process process) {
         this.process = process;
-        this.slot = slot;
         Thread.ofVirtual().name("apx-stderr-" + process.pid()).start(this::relayStderr);
     }
 
@@ -54,7 +52,7 @@ final class Worker {
             builder.environment().remove(ID_ENV);
         }
         try {
-            return new Worker(builder.start(), slot);
+            return new Worker(builder.start());
         } catch (IOException e) {
             throw new java.io.UncheckedIOException("cannot start a worker: " + e.getMessage(), e);
         }
@@ -62,10 +60,6 @@ final class Worker {
 
     long pid() {
         return process.pid();
-    }
-
-    Integer slot() {
-        return slot;
     }
 
     /** The port of its metrics endpoint on 127.0.0.1; 0 until it said (or without --metrics). */
