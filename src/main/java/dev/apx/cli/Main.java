@@ -319,7 +319,7 @@ public final class Main implements Callable<Integer> {
                 }
                 return new Reloader(rawArgs, reloadDirs(), reloadIncludes, reloadExcludes, reloadDelay).run(host, port, uds, fd, backlog);
             }
-            return new Supervisor(rawArgs, processes, timeoutWorkerHealthcheck).run(host, port, uds, fd, backlog);
+            return new Supervisor(rawArgs, processes, timeoutWorkerHealthcheck, metrics.config(System.getenv())).run(host, port, uds, fd, backlog);
         }
         if (workerLink == null && (!reloadDirs.isEmpty() || !reloadIncludes.isEmpty() || !reloadExcludes.isEmpty())) {
             Log.warning("Current configuration will not reload as not all conditions are met, please refer to documentation.");

@@ -54,7 +54,11 @@ final class Serve {
         MetricsConfig metricsConfig = options.metrics.config(System.getenv());
         try (Metrics metrics = metricsConfig == null ? null : Metrics.start(metricsConfig)) {
             if (metrics != null) {
-                Log.info("Metrics on http://" + metricsConfig.host() + ":" + metrics.port() + "/metrics");
+                Log.info("Metrics on http://" + metricsConfig.host() + ":" + metrics.port() + "/metrics"
+                        + (metricsConfig.worker() != null ? " (worker " + metricsConfig.worker() + ", for the supervisor's endpoint)" : ""));
+                if (options.workerLink != null) {
+                    options.workerLink.metricsServed(metrics.port()); // the supervisor serves them with the other workers'
+                }
             }
             return run(wsConfig, metrics);
         }

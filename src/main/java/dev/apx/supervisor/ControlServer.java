@@ -73,8 +73,9 @@ final class ControlServer implements AutoCloseable {
         return path;
     }
 
-    Worker start(WorkerCommand command) {
-        Worker worker = Worker.start(command, path);
+    /** Starts a worker in {@code slot} (its {@code APX_WORKER_ID}; null: none). */
+    Worker start(WorkerCommand command, Integer slot) {
+        Worker worker = Worker.start(command, path, slot);
         workers.put(worker.pid(), worker);
         return worker;
     }

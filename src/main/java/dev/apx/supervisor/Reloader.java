@@ -79,7 +79,7 @@ public final class Reloader {
     }
 
     private Worker start(ControlServer control) {
-        Worker worker = control.start(command);
+        Worker worker = control.start(command, null);
         worker.release(true); // one worker: its lines as they come, a failed import's traceback included
         return worker;
     }

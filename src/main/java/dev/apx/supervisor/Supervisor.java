@@ -1,10 +1,13 @@
 package dev.apx.supervisor;
 
 import dev.apx.log.Log;
+import dev.apx.metrics.MetricsConfig;
+import dev.apx.metrics.SupervisorMetrics;
+import dev.apx.metrics.SupervisorMetrics.Restart;
 import sun.misc.Signal;
 
-import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 
@@ -16,6 +19,9 @@ import java.util.concurrent.TimeUnit;
  * {@code --limit-max-requests} is replaced the rolling way (the new one serves before the old one drains).
  * SIGHUP replaces them all that way; SIGTTIN / SIGTTOU add or remove one; SIGINT / SIGTERM stop them
  * (each drains within its {@code --timeout-graceful-shutdown}) and exit 0.
+ *
+ * <p>Worker {@code i} of the list is slot {@code i} ({@code APX_WORKER_ID}), and its replacements take
+ * the same slot, so that with {@code --metrics} the series of {@code worker="i"} go on across restarts.
  */
 public final class Supervisor {
     /** How long a new worker may take to serve: a JVM start, the interpreter and the app's import. */
@@ -26,23 +32,33 @@ public final class Supervisor {
     private final WorkerCommand command;
     private final int healthcheckSeconds;
     private final LinkedBlockingQueue<String> signals = new LinkedBlockingQueue<>();
-    private final List<Worker> workers = new ArrayList<>();
+    /** Slot i's current worker; copy-on-write because the metrics endpoint's threads read it on each scrape. */
+    private final List<Worker> workers = new CopyOnWriteArrayList<>();
+    private final MetricsConfig metricsConfig;
+    private SupervisorMetrics metrics; // null without --metrics
     private int wanted;
     private volatile boolean shouldExit;
     private boolean failedToStart;
     private ControlServer control;
 
-    public Supervisor(String[] args, int workers, int healthcheckSeconds) {
+    /** {@code metrics}: where the one metrics endpoint of all workers listens; null without {@code --metrics}. */
+    public Supervisor(String[] args, int workers, int healthcheckSeconds, MetricsConfig metrics) {
         this.command = WorkerCommand.ofThisProcess(args);
         this.wanted = workers;
         this.healthcheckSeconds = healthcheckSeconds;
+        this.metricsConfig = metrics;
     }
 
     /** Binds ({@code uds} or host:port, or takes {@code fd} when not null), serves until a signal; the exit code. */
     public int run(String host, int port, java.nio.file.Path uds, Integer fd, int backlog) {
         try (ListenSocket socket = fd != null ? ListenSocket.inherit(fd) : ListenSocket.bind(host, port, uds, backlog);
-             ControlServer control = ControlServer.start(socket.fd())) {
+             ControlServer control = ControlServer.start(socket.fd());
+             SupervisorMetrics metrics = metricsConfig == null ? null : SupervisorMetrics.start(metricsConfig, this::scrapeTargets, this::alive)) {
             this.control = control;
+            this.metrics = metrics;
+            if (metrics != null) {
+                Log.info("Metrics of all workers on http://" + metricsConfig.host() + ":" + metrics.port() + "/metrics");
+            }
             Log.info("apx running on " + socket.url() + " (Press CTRL+C to quit)");
             for (String name : SIGNALS) {
                 Signal.handle(new Signal(name), signal -> {
@@ -55,7 +71,7 @@ public final class Supervisor {
             long pid = ProcessHandle.current().pid();
             Log.info("Started parent process [" + pid + "]");
             for (int i = 0; i < wanted; i++) {
-                workers.add(control.start(command));
+                workers.add(control.start(command, i));
             }
             while (!shouldExit) {
                 String signal = signals.poll(500, TimeUnit.MILLISECONDS);
@@ -90,7 +106,7 @@ public final class Supervisor {
             case "HUP" -> {
                 Log.info("Received SIGHUP, restarting processes.");
                 for (int i = 0; i < workers.size() && !shouldExit; i++) {
-                    if (!replace(i)) {
+                    if (!replace(i, Restart.RELOAD)) {
                         return;
                     }
                 }
@@ -98,7 +114,7 @@ public final class Supervisor {
             case "TTIN" -> {
                 Log.info("Received SIGTTIN, increasing the number of processes.");
                 wanted++;
-                workers.add(control.start(command));
+                workers.add(control.start(command, workers.size()));
             }
             case "TTOU" -> {
                 Log.info("Received SIGTTOU, decreasing number of processes.");
@@ -122,7 +138,7 @@ public final class Supervisor {
             if (worker.isAlive() && worker.pingOverdue(healthcheckSeconds)) {
                 Log.error("Child process [" + worker.pid() + "] did not answer the health check within " + healthcheckSeconds
                         + " s (is its event loop blocked?); killing it.");
-                worker.kill();
+                worker.killUnhealthy();
             }
             if (!worker.isAlive()) {
                 worker.join();
@@ -136,18 +152,19 @@ public final class Supervisor {
                     return;
                 }
                 Log.info("Child process [" + worker.pid() + "] died");
-                workers.set(i, control.start(command));
+                workers.set(i, control.start(command, i));
+                counted(worker.killedUnhealthy() ? Restart.HEALTHCHECK : Restart.DIED);
             } else if (worker.takeRecycleRequest()) {
                 Log.info("Child process [" + worker.pid() + "] reached its request limit; replacing it.");
-                replace(i);
+                replace(i, Restart.MAX_REQUESTS);
             }
         }
     }
 
     /** Replaces worker {@code i}, the new one serving before the old one drains; false if the new one did not start. */
-    private boolean replace(int i) {
+    private boolean replace(int i, Restart reason) {
         Worker old = workers.get(i);
-        Worker fresh = control.start(command);
+        Worker fresh = control.start(command, i);
         boolean ready;
         try {
             ready = fresh.awaitReady(STARTUP_SECONDS, () -> shouldExit);
@@ -176,6 +193,27 @@ public final class Supervisor {
         old.join();
         control.forget(old);
         workers.set(i, fresh);
+        counted(reason);
         return true;
+    }
+
+    private void counted(Restart reason) {
+        if (metrics != null) {
+            metrics.restarted(reason);
+        }
+    }
+
+    /** Each slot's current worker, for a scrape (the metrics endpoint's thread). */
+    private List<SupervisorMetrics.Worker> scrapeTargets() {
+        List<SupervisorMetrics.Worker> targets = new java.util.ArrayList<>();
+        int slot = 0;
+        for (Worker worker : workers) { // a snapshot of the copy-on-write list
+            targets.add(new SupervisorMetrics.Worker(slot++, worker.isAlive() ? worker.metricsPort() : 0));
+        }
+        return targets;
+    }
+
+    private int alive() {
+        return (int) workers.stream().filter(Worker::isAlive).count();
     }
 }

@@ -21,6 +21,8 @@ import java.util.concurrent.TimeUnit;
  */
 final class Worker {
     private static final long NOT_PINGED = Long.MIN_VALUE;
+    /** In each worker's environment: its slot, 0..N-1, kept by its replacements (the {@code worker} label of its metrics). */
+    static final String ID_ENV = "APX_WORKER_ID";
 
     private final Process process;
     private final CompletableFuture<Void> ready = new CompletableFuture<>();
@@ -29,18 +31,26 @@ final class Worker {
     private volatile Channel control;
     private volatile long pingSentNanos = NOT_PINGED;
     private volatile boolean recycleAsked;
+    private volatile int metricsPort; // 0 until it says (--metrics only)
+    private volatile boolean killedUnhealthy;
 
     private Worker(Process process) {
         this.process = process;
         Thread.ofVirtual().name("apx-stderr-" + process.pid()).start(this::relayStderr);
     }
 
-    static Worker start(WorkerCommand command, Path controlSocket) {
+    /** Starts a worker; {@code slot} null for --reload's one worker (it is no slot of several). */
+    static Worker start(WorkerCommand command, Path controlSocket, Integer slot) {
         ProcessBuilder builder = new ProcessBuilder(command.command())
                 .redirectInput(ProcessBuilder.Redirect.INHERIT)
                 .redirectOutput(ProcessBuilder.Redirect.INHERIT)
                 .redirectError(ProcessBuilder.Redirect.PIPE);
         builder.environment().put(WorkerLink.SOCKET_ENV, controlSocket.toString());
+        if (slot != null) {
+            builder.environment().put(ID_ENV, String.valueOf(slot));
+        } else {
+            builder.environment().remove(ID_ENV);
+        }
         try {
             return new Worker(builder.start());
         } catch (IOException e) {
@@ -50,6 +60,16 @@ final class Worker {
 
     long pid() {
         return process.pid();
+    }
+
+    /** The port of its metrics endpoint on 127.0.0.1; 0 until it said (or without --metrics). */
+    int metricsPort() {
+        return metricsPort;
+    }
+
+    /** Killed by the supervisor because its event loop did not answer the health check. */
+    boolean killedUnhealthy() {
+        return killedUnhealthy;
     }
 
     boolean isAlive() {
@@ -85,7 +105,13 @@ final class Worker {
             }
             case "pong" -> pingSentNanos = NOT_PINGED;
             case "recycle" -> recycleAsked = true;
-            default -> Log.warning("Child process [" + pid() + "] sent an unknown control message: " + line);
+            default -> {
+                if (line.startsWith(WorkerLink.METRICS_MESSAGE) && line.substring(WorkerLink.METRICS_MESSAGE.length()).matches("[1-9][0-9]{0,4}")) {
+                    metricsPort = Integer.parseInt(line.substring(WorkerLink.METRICS_MESSAGE.length()));
+                    return;
+                }
+                Log.warning("Child process [" + pid() + "] sent an unknown control message: " + line);
+            }
         }
     }
 
@@ -135,6 +161,12 @@ final class Worker {
 
     void kill() {
         process.toHandle().destroyForcibly();
+    }
+
+    /** SIGKILL because its event loop did not answer the health check (its restart is counted as such). */
+    void killUnhealthy() {
+        killedUnhealthy = true;
+        kill();
     }
 
     void join() {

@@ -30,6 +30,7 @@ import java.util.function.Consumer;
  */
 public final class WorkerLink implements AutoCloseable {
     static final String SOCKET_ENV = "APX_SUPERVISOR_SOCKET";
+    static final String METRICS_MESSAGE = "metrics ";
 
     private final EventLoopGroup group;
     private final Channel channel;
@@ -77,6 +78,11 @@ public final class WorkerLink implements AutoCloseable {
     public void ready(Consumer<Runnable> onLoop) {
         this.onLoop = onLoop;
         send("ready");
+    }
+
+    /** With {@code --metrics}: where this worker serves its series (127.0.0.1), for the supervisor to scrape. */
+    public void metricsServed(int port) {
+        send(METRICS_MESSAGE + port);
     }
 
     /** Past {@code --limit-max-requests}: the supervisor starts a replacement, then stops this one with SIGTERM. */

@@ -9,10 +9,12 @@
  *   <li>supervisor to worker, at connect: the listening socket's file descriptor (SCM_RIGHTS), so
  *       that every worker accepts from the one queue;</li>
  *   <li>worker to supervisor, lines: {@code ready} (serving), {@code recycle} (past
- *       {@code --limit-max-requests}: replace me), {@code pong};</li>
+ *       {@code --limit-max-requests}: replace me), {@code pong}, {@code metrics PORT} (with
+ *       {@code --metrics}: where it serves its series on 127.0.0.1, for the supervisor's endpoint);</li>
  *   <li>supervisor to worker, lines: {@code ping}, answered from the worker's asyncio loop thread, so
  *       a loop blocked by the app goes unanswered.</li>
  * </ol>
+ * Each worker also has {@code $APX_WORKER_ID}: its slot 0..N-1, which its replacements take over.
  * Stopping is a signal (SIGTERM: drain, then exit), as with Uvicorn. A worker whose control socket
  * closes (the supervisor died) shuts itself down.
  */

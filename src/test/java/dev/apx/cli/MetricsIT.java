@@ -18,10 +18,8 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
@@ -31,7 +29,6 @@ import java.util.regex.Pattern;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
-import static org.assertj.core.api.Assertions.fail;
 
 /**
  * {@code --metrics} as Prometheus sees it: the packaged jar serving apxtest.metrics_app, its
@@ -41,7 +38,6 @@ import static org.assertj.core.api.Assertions.fail;
  */
 class MetricsIT {
     private static final Path PYTHON = Path.of(System.getProperty("apx.python311", ".venv/py3.11/bin/python")).toAbsolutePath();
-    private static final Path PARSER = Path.of("src/test/resources/clients/parse_metrics.py").toAbsolutePath();
     private static final Pattern METRICS_LINE = Pattern.compile("Metrics on http://([\\d.]+):(\\d+)/metrics");
     private static final HttpClient CLIENT = HttpClient.newHttpClient();
 
@@ -247,45 +243,11 @@ class MetricsIT {
         return scrape("127.0.0.1", port, until);
     }
 
-    /** Scrapes (text format) until {@code until} holds, for up to 10 s: the bridge counts a coroutine just after its response went out. */
     private static Map<String, Double> scrape(String host, int port, Predicate<Map<String, Double>> until) throws Exception {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (true) {
-            HttpResponse<String> response = CLIENT.send(HttpRequest.newBuilder(URI.create("http://" + host + ":" + port + "/metrics")).build(),
-                    HttpResponse.BodyHandlers.ofString());
-            assertThat(response.statusCode()).isEqualTo(200);
-            Map<String, Double> samples = parse(response.body(), "text");
-            if (until.test(samples) || System.nanoTime() > deadline) {
-                return samples;
-            }
-            Thread.sleep(50);
-        }
+        return PrometheusScrape.scrape(host, port, until);
     }
 
-    /** prometheus_client's parser (the 3.11 venv): fails the test if it rejects the exposition. */
     private static Map<String, Double> parse(String exposition, String format) throws Exception {
-        Process process = new ProcessBuilder(PYTHON.toString(), PARSER.toString(), format).start();
-        CompletableFuture<String> errors = CompletableFuture.supplyAsync(() -> {
-            try {
-                return new String(process.getErrorStream().readAllBytes(), StandardCharsets.UTF_8);
-            } catch (IOException e) {
-                return e.toString();
-            }
-        });
-        try (var in = process.getOutputStream()) {
-            in.write(exposition.getBytes(StandardCharsets.UTF_8));
-        }
-        String out = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        if (process.waitFor() != 0) {
-            fail("prometheus_client's %s parser rejected the exposition: %s", format, errors.get());
-        }
-        Map<String, Double> samples = new HashMap<>();
-        for (String line : out.split("\n")) {
-            if (!line.isEmpty()) {
-                String[] parts = line.split("\t");
-                samples.put(parts[0], Double.parseDouble(parts[1]));
-            }
-        }
-        return samples;
+        return PrometheusScrape.parse(exposition, format);
     }
 }

@@ -11,6 +11,7 @@ import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
+import static dev.apx.cli.PrometheusScrape.sumOverWorkers;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
@@ -25,12 +26,29 @@ class WorkersIT {
     @TempDir
     Path tmp;
 
+    /** With --metrics (issue 17): one endpoint, the supervisor's, shows every worker by its slot, the same slots across restarts. */
     @Test
     void rollingRestartAddAndRemoveWorkersAndReplaceAKilledOneUnderLoad() throws Exception {
-        try (ApxProcess apx = ApxProcess.start(tmp, Map.of(), "--no-access-log", "--workers", "2", "apxtest.worker_apps:app")) {
+        int metricsPort = freePort();
+        try (ApxProcess apx = ApxProcess.start(tmp, Map.of(), "--no-access-log", "--workers", "2", "--metrics", "--metrics-port",
+                String.valueOf(metricsPort), "apxtest.worker_apps:app")) {
             apx.awaitStderr(STARTED, 2, WAIT);
-            assertThat(apx.stderr()).contains("Started parent process [" + apx.process.pid() + "]");
+            assertThat(apx.stderr()).contains("Started parent process [" + apx.process.pid() + "]",
+                    "Metrics of all workers on http://127.0.0.1:" + metricsPort + "/metrics");
             Set<Long> first = children(apx, 2);
+            int sent = 20;
+            for (int i = 0; i < sent; i++) {
+                assertThat(WorkerLoad.get(apx.port, "/")).isEqualTo("ok");
+            }
+            Map<String, Double> counted = PrometheusScrape.scrape("127.0.0.1", metricsPort,
+                    s -> sumOverWorkers(s, "apx_http_requests_total", "method=GET,status=2xx,") >= sent);
+            assertThat(sumOverWorkers(counted, "apx_http_requests_total", "method=GET,status=2xx,"))
+                    .as("the requests sent, summed over the workers: %s", counted).isEqualTo(sent);
+            assertThat(counted).containsKeys("apx_http_connections_open{worker=0}", "apx_http_connections_open{worker=1}",
+                    "jvm_threads_current{worker=0}", "jvm_threads_current{worker=1}")
+                    .containsEntry("apx_supervisor_workers_alive{}", 2.0)
+                    .containsEntry("apx_supervisor_worker_scrape_ok{worker=0}", 1.0).containsEntry("apx_supervisor_worker_scrape_ok{worker=1}", 1.0)
+                    .containsEntry("apx_supervisor_worker_restarts_total{reason=died}", 0.0);
             try (WorkerLoad load = new WorkerLoad(apx.port, 8)) {
                 load.awaitMore(100, WAIT);
                 assertThat(load.pids()).as("both workers take connections from the one socket").isEqualTo(first);
@@ -42,6 +60,10 @@ class WorkersIT {
                 load.awaitMore(100, WAIT);
                 Set<Long> second = children(apx, 2);
                 assertThat(second).doesNotContainAnyElementsOf(first);
+                assertThat(PrometheusScrape.scrape("127.0.0.1", metricsPort, bothWorkersScraped().and(restarts("reload", 2))))
+                        .as("the new workers took the old ones' slots").containsEntry("apx_supervisor_worker_restarts_total{reason=reload}", 2.0)
+                        .containsEntry("apx_supervisor_worker_scrape_ok{worker=0}", 1.0).containsEntry("apx_supervisor_worker_scrape_ok{worker=1}", 1.0)
+                        .doesNotContainKey("apx_supervisor_worker_scrape_ok{worker=2}");
 
                 signal(apx, "TTIN");
                 apx.awaitStderr("Received SIGTTIN, increasing the number of processes.", 1, WAIT);
@@ -70,6 +92,11 @@ class WorkersIT {
                 assertThat(load.perPid.get(replacement)).as("the replacement serves").isNotNull();
                 assertThat(load.failures.size()).as("at most the requests in flight on the killed worker fail: %s", load.failures)
                         .isLessThanOrEqualTo(8);
+                Map<String, Double> afterKill = PrometheusScrape.scrape("127.0.0.1", metricsPort, bothWorkersScraped().and(restarts("died", 1)));
+                assertThat(afterKill).containsEntry("apx_supervisor_worker_restarts_total{reason=died}", 1.0)
+                        .containsEntry("apx_supervisor_worker_restarts_total{reason=reload}", 2.0)
+                        .containsEntry("apx_supervisor_workers_alive{}", 2.0)
+                        .containsEntry("apx_supervisor_worker_scrape_ok{worker=0}", 1.0).containsEntry("apx_supervisor_worker_scrape_ok{worker=1}", 1.0);
             }
             apx.process.destroy(); // SIGTERM: every worker drains, then the supervisor exits 0
             assertThat(apx.awaitExit(WAIT)).isZero();
@@ -140,6 +167,20 @@ class WorkersIT {
             assertThat(ApxProcess.count(stderr, "No module named 'module_that_does_not_exist_apx'")).as(stderr).isGreaterThanOrEqualTo(1);
             assertThat(ApxProcess.count(stderr, "Traceback (most recent call last)")).as(stderr).isEqualTo(1);
             assertThat(stderr).contains("failed to start, stopping the parent process.").doesNotContain("died");
+        }
+    }
+
+    private static java.util.function.Predicate<Map<String, Double>> bothWorkersScraped() {
+        return s -> s.getOrDefault("apx_supervisor_worker_scrape_ok{worker=0}", 0.0) == 1 && s.getOrDefault("apx_supervisor_worker_scrape_ok{worker=1}", 0.0) == 1;
+    }
+
+    private static java.util.function.Predicate<Map<String, Double>> restarts(String reason, double count) {
+        return s -> s.getOrDefault("apx_supervisor_worker_restarts_total{reason=" + reason + "}", 0.0) >= count;
+    }
+
+    private static int freePort() throws IOException {
+        try (java.net.ServerSocket socket = new java.net.ServerSocket(0)) {
+            return socket.getLocalPort();
         }
     }
 
