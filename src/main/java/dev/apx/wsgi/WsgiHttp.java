@@ -46,7 +46,7 @@ public final class WsgiHttp implements HttpApp, AutoCloseable {
                      Log.error(String.valueOf(args.get(0)));
                      return null;
                  })) {
-                return module.callMethod(gil, "runner", app, send, read, sendFile, log);
+                return module.callMethod(gil, "runner", app, send, read, sendFile, log, config.multiprocess());
             }
         });
         this.threads = new BlockingThreads(config.threads(), config.slowMillis());

@@ -135,7 +135,7 @@ class WsgiTest {
 
     @Test
     void environHonoursRootPathAndTrustedProxyHeaders() throws Exception {
-        WsgiConfig mounted = new WsgiConfig(new AsgiConfig("/mount", true, TrustedHosts.parse("127.0.0.1")), 2, 0);
+        WsgiConfig mounted = new WsgiConfig(new AsgiConfig("/mount", true, TrustedHosts.parse("127.0.0.1")), 2, 0, false);
         try (WsgiTestServer proxied = new WsgiTestServer("apxtest.wsgi_apps", "app", mounted,
                 ServerConfig.defaults().withAccessLog(false), List.of())) {
             String answer = RawHttp.exchange(proxied.port(), "GET /environ HTTP/1.1\r\nHost: t\r\nX-Forwarded-For: 203.0.113.9\r\n"
@@ -143,7 +143,7 @@ class WsgiTest {
             assertThat(answer).contains("\"SCRIPT_NAME\": \"/mount\"", "\"PATH_INFO\": \"/environ\"",
                     "\"REMOTE_ADDR\": \"203.0.113.9\"", "\"wsgi.url_scheme\": \"https\"");
         }
-        WsgiConfig untrusting = new WsgiConfig(new AsgiConfig("", false, TrustedHosts.parse("127.0.0.1")), 2, 0);
+        WsgiConfig untrusting = new WsgiConfig(new AsgiConfig("", false, TrustedHosts.parse("127.0.0.1")), 2, 0, false);
         try (WsgiTestServer direct = new WsgiTestServer("apxtest.wsgi_apps", "app", untrusting,
                 ServerConfig.defaults().withAccessLog(false), List.of())) {
             String answer = RawHttp.exchange(direct.port(), "GET /environ HTTP/1.1\r\nHost: t\r\nX-Forwarded-For: 203.0.113.9\r\n"
