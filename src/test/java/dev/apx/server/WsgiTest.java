@@ -14,7 +14,12 @@ import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicLong;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -120,6 +125,23 @@ class WsgiTest {
             socket.close();
             writer.join(5000);
         }
+    }
+
+    @Test
+    void appsThatWaitRunSideBySideOnTheBlockingThreads() throws Exception {
+        // 8 requests that sleep 1 s on the default 10 threads: about 1 s, not 8 (a thread that runs
+        // queued requests in a row while it holds the GIL must not hold back one that waits)
+        long began = System.nanoTime();
+        try (ExecutorService clients = Executors.newVirtualThreadPerTaskExecutor()) {
+            List<Future<String>> answers = new ArrayList<>();
+            for (int i = 0; i < 8; i++) {
+                answers.add(clients.submit(() -> RawHttp.exchange(server.port(), "GET /sleep?1 HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n")));
+            }
+            for (Future<String> answer : answers) {
+                assertThat(answer.get()).endsWith("slept");
+            }
+        }
+        assertThat(Duration.ofNanos(System.nanoTime() - began)).isLessThan(Duration.ofSeconds(4));
     }
 
     @Test
