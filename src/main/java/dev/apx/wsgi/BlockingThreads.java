@@ -24,8 +24,9 @@ import java.util.function.Consumer;
  *
  * <p>A thread takes requests from the queue only once it holds the GIL, and goes on taking them
  * while there are some: under load one thread runs request after request without releasing and
- * re-taking the GIL (and without waking another thread for each), and no request waits, taken,
- * behind a thread that waits for the GIL. CPython's switch interval (5 ms) still hands the GIL to
+ * re-taking the GIL, and no request waits, taken, behind a thread that waits for the GIL (a drain
+ * is still posted per request; the thread that runs it finds the queue empty, or waits for the
+ * GIL holding no request). CPython's switch interval (5 ms) still hands the GIL to
  * the other threads, and an app that blocks releases it, so waiting apps overlap as before.
  *
  * <p>A watchdog names each request still running after the slow-request time, once, as the
@@ -64,7 +65,7 @@ final class BlockingThreads implements AutoCloseable {
         Task task = new Task(cycle, call);
         queue.add(task);
         try {
-            threads.execute(this::drain); // one drain per task: each task is taken by this one or an earlier one
+            threads.execute(this::drain); // one drain per task: this drain or another one takes it
             return true;
         } catch (RejectedExecutionException e) {
             return !queue.remove(task); // a drain already took it: it runs
