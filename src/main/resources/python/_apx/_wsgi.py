@@ -149,7 +149,7 @@ def _regular_file(filelike):
     return fd, offset, max(0, info.st_size - offset)
 
 
-def runner(app, java_send, java_read, java_sendfile, java_log):
+def runner(app, java_send, java_read, java_sendfile, java_log, multiprocess):
     """run(handle, fixed environ values..., headers dict, has_body): one request, start to close()."""
 
     def run(handle, method, script_name, path_info, query_string, protocol, scheme,
@@ -169,7 +169,7 @@ def runner(app, java_send, java_read, java_sendfile, java_log):
         environ["wsgi.input"] = Input(handle, java_read, has_body)
         environ["wsgi.errors"] = Errors(java_log)  # one per request: its partial line is not shared between threads
         environ["wsgi.multithread"] = True
-        environ["wsgi.multiprocess"] = False
+        environ["wsgi.multiprocess"] = multiprocess
         environ["wsgi.run_once"] = False
         environ["wsgi.input_terminated"] = True
         environ["wsgi.file_wrapper"] = FileWrapper

@@ -45,7 +45,8 @@ def wait_closed(tag, timeout):
 
 def environ_view(environ):
     keys = ["REQUEST_METHOD", "SCRIPT_NAME", "PATH_INFO", "QUERY_STRING", "SERVER_PROTOCOL", "CONTENT_TYPE",
-            "CONTENT_LENGTH", "REMOTE_ADDR", "SERVER_NAME", "wsgi.url_scheme", "wsgi.multithread", "wsgi.run_once"]
+            "CONTENT_LENGTH", "REMOTE_ADDR", "SERVER_NAME", "wsgi.url_scheme", "wsgi.multithread", "wsgi.multiprocess",
+            "wsgi.run_once"]
     view = {key: environ.get(key) for key in keys}
     view.update({key: value for key, value in environ.items() if key.startswith("HTTP_")})
     if "HTTP_HOST" in view:

@@ -373,7 +373,12 @@ public final class Main implements Callable<Integer> {
     }
 
     WsgiConfig wsgiConfig() {
-        return new WsgiConfig(asgiConfig(), blockingThreads, Math.round(slowCallbackDuration * 1000));
+        return new WsgiConfig(asgiConfig(), blockingThreads, Math.round(slowCallbackDuration * 1000), isOneOfSeveralWorkers());
+    }
+
+    /** A worker of a --workers N > 1 supervisor (it has the supervisor's arguments and its socket in the environment). */
+    private boolean isOneOfSeveralWorkers() {
+        return workerLink != null && !reload && (workers != null ? workers : webConcurrency()) > 1;
     }
 
     AsgiConfig asgiConfig() {

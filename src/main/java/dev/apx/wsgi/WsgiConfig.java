@@ -9,8 +9,9 @@ import dev.apx.asgi.AsgiConfig;
  *                       ({@code --root-path}, {@code --proxy-headers}, {@code --forwarded-allow-ips})
  * @param threads        the blocking threads that run the app ({@code --blocking-threads})
  * @param slowMillis     a request running this long is named in the log ({@code --slow-callback-duration}); 0: never
+ * @param multiprocess   this process is one of several {@code --workers} ({@code wsgi.multiprocess}, as Gunicorn's)
  */
-public record WsgiConfig(AsgiConfig http, int threads, long slowMillis) {
+public record WsgiConfig(AsgiConfig http, int threads, long slowMillis, boolean multiprocess) {
     /** As Uvicorn's WSGI middleware and a2wsgi: 10 threads. */
     public static final int DEFAULT_THREADS = 10;
 
@@ -21,6 +22,6 @@ public record WsgiConfig(AsgiConfig http, int threads, long slowMillis) {
     }
 
     public static WsgiConfig defaults() {
-        return new WsgiConfig(AsgiConfig.defaults(), DEFAULT_THREADS, 500);
+        return new WsgiConfig(AsgiConfig.defaults(), DEFAULT_THREADS, 500, false);
     }
 }

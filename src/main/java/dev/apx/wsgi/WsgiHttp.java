@@ -46,10 +46,10 @@ public final class WsgiHttp implements HttpApp, AutoCloseable {
                      Log.error(String.valueOf(args.get(0)));
                      return null;
                  })) {
-                return module.callMethod(gil, "runner", app, send, read, sendFile, log);
+                return module.callMethod(gil, "runner", app, send, read, sendFile, log, config.multiprocess());
             }
         });
-        this.threads = new BlockingThreads(config.threads(), config.slowMillis());
+        this.threads = new BlockingThreads(interpreter, config.threads(), config.slowMillis());
     }
 
     private WsgiCycle cycle(Args args) {
@@ -72,10 +72,10 @@ public final class WsgiHttp implements HttpApp, AutoCloseable {
         }
         Object[] arguments = environ.runArguments(handle, !head.bodyless());
         cycles.put(handle, cycle);
-        boolean submitted = threads.submit(cycle, () -> {
+        boolean submitted = threads.submit(cycle, gil -> {
             PythonException error = null;
             try {
-                interpreter.run(gil -> run.call(gil, arguments).close());
+                run.call(gil, arguments).close();
             } catch (PythonException e) {
                 error = e;
             } catch (RuntimeException e) {

@@ -34,7 +34,8 @@ class WsgiIT {
     void servesAWsgiAppOnItsBlockingThreadsAndDrainsItOnShutdown() throws Exception {
         try (ApxProcess apx = ApxProcess.start(tmp, Map.of(), "--interface", "wsgi", "--blocking-threads", "1",
                 "--slow-callback-duration", "0.3", "apxtest.wsgi_apps:app")) {
-            assertThat(get(apx.port, "/environ?x=1").get().body()).contains("\"QUERY_STRING\": \"x=1\"", "\"wsgi.multithread\": true");
+            assertThat(get(apx.port, "/environ?x=1").get().body()).contains("\"QUERY_STRING\": \"x=1\"", "\"wsgi.multithread\": true",
+                    "\"wsgi.multiprocess\": false");
 
             // one blocking thread: a request waits behind a sleeping one
             CompletableFuture<HttpResponse<String>> sleeper = get(apx.port, "/sleep?1");
@@ -60,6 +61,15 @@ class WsgiIT {
             assertThat(finished.body()).isEqualTo("slept");
             assertThat(apx.awaitExit(30)).isZero();
             apx.assertNoJavaStackTrace();
+        }
+    }
+
+    @Test
+    void aWorkerOfSeveralSaysSoInWsgiMultiprocess() throws Exception {
+        // as Gunicorn: wsgi.multiprocess is true when --workers > 1 (an app may then keep no state in the process)
+        try (ApxProcess apx = ApxProcess.start(tmp, Map.of(), "--no-access-log", "--workers", "2", "--interface", "wsgi",
+                "apxtest.wsgi_apps:app")) {
+            assertThat(get(apx.port, "/environ").get().body()).contains("\"wsgi.multiprocess\": true");
         }
     }
 
