@@ -108,8 +108,10 @@ class Http2Test {
                     .startsWith("HTTP/2 200").contains("\"http_version\": \"2\"", "\"scheme\": \"http\"");
             assertThat(curl("--include", base + "/scope").stdout()).as("HTTP/1.1 on the same port")
                     .startsWith("HTTP/1.1 200").contains("\"http_version\": \"1.1\"");
-            assertThat(curl("--http2", "--include", base + "/scope").stdout()).as("Upgrade: h2c is not taken up")
-                    .startsWith("HTTP/1.1 200").contains("\"http_version\": \"1.1\"");
+            assertThat(curl("--http2", "--include", base + "/scope").stdout()).as("Upgrade: h2c is not taken up without --h2c-upgrade")
+                    .startsWith("HTTP/1.1 200").doesNotContain("101 Switching").contains("\"http_version\": \"1.1\"");
+            Output nghttp = run(List.of("nghttp", "--upgrade", "--verbose", base + "/scope"));
+            assertThat(nghttp.stdout()).as("nghttp -u: %s", nghttp.stderr()).doesNotContain("HTTP Upgrade success");
         }
         try (TestServer server = new TestServer("apxtest.tls_apps", "app", tls(true))) {
             String base = "https://127.0.0.1:" + server.port();
@@ -120,6 +122,30 @@ class Http2Test {
                     .contains("body then trailers").contains("x-checksum: abc123");
             assertThat(curl("--http1.1", "--cacert", ca, "--include", base + "/scope").stdout())
                     .startsWith("HTTP/1.1 200").contains("\"http_version\": \"1.1\"");
+        }
+    }
+
+    @Test
+    void h2cUpgradeWithTheFlagIsStreamOneOverHttp2() throws Exception {
+        ServerConfig upgrade = ServerConfig.defaults().withAccessLog(false)
+                .withProtocols(new Protocols(null, Http2Config.defaults().withH2cUpgrade(true)));
+        try (TestServer server = new TestServer("apxtest.tls_apps", "app", upgrade)) {
+            String base = "http://127.0.0.1:" + server.port();
+            String curl = curl("--http2", "--include", base + "/scope?x=1", base + "/trailers").stdout();
+            assertThat(curl).as("curl sends Upgrade: h2c").startsWith("HTTP/1.1 101 Switching Protocols")
+                    .contains("\nHTTP/2 200", "\"http_version\": \"2\"", "\"query_string\": \"x=1\"", "[\"host\", \"127.0.0.1:" + server.port() + "\"]")
+                    .as("the request's connection headers are not the h2 stream's").doesNotContain("http2-settings", "\"upgrade\"")
+                    .as("a second request on the upgraded connection: a new stream").contains("body then trailers", "x-checksum: abc123");
+            Output nghttp = run(List.of("nghttp", "--upgrade", "--verbose", base + "/scope"));
+            assertThat(nghttp.exitCode()).as(nghttp.stderr()).isZero();
+            assertThat(nghttp.stdout()).contains("HTTP Upgrade success", "\"http_version\": \"2\"");
+            assertThat(curl("--http2", "--include", "--data", "abc", base + "/scope").stdout()).as("a request with a body stays HTTP/1.1")
+                    .startsWith("HTTP/1.1 200").contains("\"http_version\": \"1.1\"", "\"body\": 3");
+            assertThat(curl("--http1.1", "--include", "-H", "Connection: Upgrade", "-H", "Upgrade: h2c", base + "/scope").stdout())
+                    .as("no HTTP2-Settings: not upgraded").startsWith("HTTP/1.1 200").contains("\"http_version\": \"1.1\"");
+            assertThat(curl("--http1.1", "--include", "-H", "Connection: Upgrade", "-H", "Upgrade: websocket", base + "/scope").stdout())
+                    .as("another Upgrade goes its usual way").startsWith("HTTP/1.1 ");
+            assertThat(curl("--http2-prior-knowledge", "--include", base + "/scope").stdout()).startsWith("HTTP/2 200");
         }
     }
 
