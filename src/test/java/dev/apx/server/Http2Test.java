@@ -79,12 +79,13 @@ class Http2Test {
     void rawFrameClientUseFlowControlResetsAndAttacks() throws Exception {
         // --timeout-write 5: the zero-window stream is reset after 5 s
         ServerConfig config = ServerConfig.defaults().withAccessLog(false).withLimits(Limits.defaults().withTimeouts(60, 5));
-        List<String> cases = List.of("basics", "reset", "flow", "stream_limit", "zero_window", "rapid_reset",
+        List<String> cases = List.of("basics", "reset", "flow", "slow_reader", "stream_limit", "zero_window", "rapid_reset",
                 "continuation_flood", "hpack_bomb", "settings_flood", "ping_flood");
         try (TestServer server = new TestServer("apxtest.tls_apps", "app", config)) {
             Output result = run(List.of(TestPython.python().toString(), CLIENTS.resolve("h2_client.py").toString(),
                     String.valueOf(server.port()), String.join(",", cases), PATHSEND.toString()));
             assertThat(result.exitCode()).as("h2_client.py:%n%s%n%s", result.stdout(), result.stderr()).isZero();
+            result.stdout().lines().filter(line -> line.startsWith("info: ")).forEach(System.out::println); // the figures, for the log
             for (String name : cases) {
                 assertThat(result.stdout()).contains("ok: " + name + "\n");
             }
