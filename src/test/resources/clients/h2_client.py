@@ -39,6 +39,7 @@ class Client:
             self.h2.update_settings(settings)
         self.flush()
         self.auto_ack = auto_ack
+        self.keep_bodies = True  # False: count body bytes only (a 100 MiB body, received piece by piece)
         self.responses = {}  # stream id -> dict(status, headers, body, trailers, ended, reset)
         self.terminated = None  # the GOAWAY's error code, once one came
         self.closed = False
@@ -51,7 +52,7 @@ class Client:
 
     def request(self, method, path, body=b"", trailers=None, headers=(), end=True):
         stream = self.h2.get_next_available_stream_id()
-        self.responses[stream] = {"status": None, "headers": [], "body": b"", "trailers": [], "ended": False, "reset": None}
+        self.responses[stream] = {"status": None, "headers": [], "body": b"", "size": 0, "trailers": [], "ended": False, "reset": None}
         self.h2.send_headers(stream, [(":method", method), (":path", path), (":scheme", "http"),
                                       (":authority", "127.0.0.1:%d" % PORT), *headers],
                              end_stream=not body and not trailers and end)
@@ -90,7 +91,9 @@ class Client:
             response["headers"] = event.headers
             response["status"] = dict(event.headers)[":status"]
         elif isinstance(event, h2.events.DataReceived):
-            response["body"] += event.data
+            response["size"] += len(event.data)
+            if self.keep_bodies:
+                response["body"] += event.data
             if self.auto_ack:
                 self.h2.acknowledge_received_data(event.flow_controlled_length, event.stream_id)
         elif isinstance(event, h2.events.TrailersReceived):
@@ -219,6 +222,47 @@ def flow():
     check(len(client.responses[stream]["body"]) == size, "got %d of %d" % (len(client.responses[stream]["body"]), size))
     client.close()
     print("info: sent %d bytes while the client held the window closed" % sent)
+
+
+def slow_reader():
+    """100 MiB to a client that reads slowly: 256 KiB windows (stream and connection, 1/400 of the body),
+    opened again only at the client's pace (half a window at a time, a pause per MiB). At every probe,
+    what the app's send() has let through minus what the client has received, the bytes the server holds
+    for this stream, stays within the window however far into the 100 MiB: memory is bounded by the
+    window, not by the body. The arithmetic: send() lets a chunk (64 KiB) through only while the window
+    has room, so sent <= acked + window + 64 KiB; a probe comes once received >= acked + window / 2: at
+    most window / 2 + 64 KiB = 192 KiB held. A server that queued what the app sends would hold megabytes."""
+    size, window = 100 * 1024 * 1024, 262144
+    step, pause = 1024 * 1024, 0.01
+    client = Client(settings={h2.settings.SettingCodes.INITIAL_WINDOW_SIZE: window}, auto_ack=False)
+    client.h2.increment_flow_control_window(window - 65535)
+    client.keep_bodies = False
+    probe = Client()
+    stream = client.request("GET", "/stream?%d" % size)
+    response = client.responses[stream]
+    acked = worst = probes = 0
+    start = time.monotonic()
+    while not response["ended"]:
+        check(response["reset"] is None and not client.closed and time.monotonic() - start < 120, "stream ended early: %r" % response)
+        client.read_once()
+        unacked = response["size"] - acked
+        if unacked >= window // 2 or response["ended"]:
+            if response["size"] // step != acked // step:
+                time.sleep(pause)
+                sent = int(probe.get("/events")["body"].decode().split('"sent": ')[1].split(",")[0])
+                worst = max(worst, sent - response["size"])
+                probes += 1
+            client.h2.acknowledge_received_data(unacked, stream)
+            client.flush()
+            acked = response["size"]
+    seconds = time.monotonic() - start
+    probe.close()
+    client.close()
+    check(response["size"] == size, "got %d of %d" % (response["size"], size))
+    check(probes >= 99, "only %d probes" % probes)
+    check(worst <= window, "the server held up to %d bytes for a client that had read less" % worst)
+    print("info: 100 MiB in %.1f s to a paced client with a %d-byte window; the server held at most %d bytes ahead of it (%d probes)"
+          % (seconds, window, worst, probes))
 
 
 def settings():

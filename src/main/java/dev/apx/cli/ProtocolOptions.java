@@ -67,6 +67,11 @@ final class ProtocolOptions {
             description = "Largest HTTP/2 frame the client may send. Default: ${DEFAULT-VALUE}.")
     int maxFrameSize;
 
+    @Option(names = "--h2c-upgrade", description = "Take up 'Upgrade: h2c' on cleartext HTTP/1.1 (RFC 7540 3.2). Off by default: "
+            + "a proxy that forwards the upgrade without understanding it lets clients smuggle HTTP/2 requests past it (h2c smuggling). "
+            + "h2c with prior knowledge needs no flag.")
+    boolean h2cUpgrade;
+
     /** Loads the TLS files (an error here is the startup error, before anything listens). */
     Protocols protocols() {
         if (!HTTP.contains(http)) {
@@ -76,7 +81,10 @@ final class ProtocolOptions {
         if (http2 && !h2) {
             throw new IllegalArgumentException("--http2 conflicts with --http " + http + " (HTTP/1.1 only)");
         }
-        Http2Config config = new Http2Config(h2, maxConcurrentStreams, maxHeaderListSize, initialWindowSize, maxFrameSize);
+        if (h2cUpgrade && !h2) {
+            throw new IllegalArgumentException("--h2c-upgrade conflicts with --http " + http + " (HTTP/1.1 only)");
+        }
+        Http2Config config = new Http2Config(h2, maxConcurrentStreams, maxHeaderListSize, initialWindowSize, maxFrameSize, h2cUpgrade);
         TlsContext tls = null;
         if (certFile != null || keyFile != null) {
             tls = TlsContext.load(new TlsConfig(certFile, keyFile, keyPassword, caCerts, certReqs, ciphers, version, engine), h2);

@@ -1,5 +1,6 @@
 package dev.apx.server;
 
+import dev.apx.server.http2.H2cUpgrade;
 import dev.apx.server.http2.Http2Setup;
 import dev.apx.server.http2.PriorKnowledge;
 import dev.apx.server.tls.FileRegionChunks;
@@ -15,7 +16,7 @@ import io.netty.handler.timeout.IdleStateHandler;
 /**
  * The pipeline of one connection. First the keep-alive idle timer, then the protocol: with TLS, the TLS handler, then ALPN picks
  * h2 or HTTP/1.1 ({@link TlsSetup}); in cleartext the first bytes do ({@link PriorKnowledge}),
- * when HTTP/2 is on. Then, for HTTP/1.1, in order: the write timeout,
+ * when HTTP/2 is on (and, with {@code --h2c-upgrade}, an {@code Upgrade: h2c} request: {@link H2cUpgrade}). Then, for HTTP/1.1, in order: the write timeout,
  * the request decoder (limits and strictness from {@link ServerConfig}; it also runs the header
  * read timeout) and the response encoder, {@code Expect: 100-continue}, then the handler that turns
  * requests into {@link Exchange}s. For HTTP/2: the write timeout, then
@@ -43,7 +44,8 @@ final class ChannelSetup extends ChannelInitializer<Channel> {
                     .addLast("tls", tls.newHandler(channel.alloc()))
                     .addLast("alpn", new TlsSetup(tls, this::https1, h2 ? this::http2 : null));
         } else if (h2) {
-            channel.pipeline().addLast("prior-knowledge", new PriorKnowledge(this::http1, this::http2));
+            channel.pipeline().addLast("prior-knowledge",
+                    new PriorKnowledge(protocols.http2().h2cUpgrade() ? this::http1OrUpgrade : this::http1, this::http2));
         } else {
             http1(channel.pipeline());
         }
@@ -64,6 +66,21 @@ final class ChannelSetup extends ChannelInitializer<Channel> {
             pipeline.addLast("observer", new ObservingHandler(state.observer()));
         }
         pipeline.addLast("exchanges", new ExchangeHandler(state));
+    }
+
+    /**
+     * Cleartext HTTP/1.1 with --h2c-upgrade: {@link H2cUpgrade} after the decoder; when it switches, the
+     * HTTP/1.1 handlers go (the write timeout, and the observer that counts the connection, stay).
+     */
+    private void http1OrUpgrade(ChannelPipeline pipeline) {
+        http1(pipeline);
+        pipeline.addAfter("continue", "h2c-upgrade", H2cUpgrade.handler(state, upgrade -> {
+            ChannelPipeline p = upgrade.pipeline();
+            p.remove("encoder");
+            p.remove("decoder");
+            p.remove("continue");
+            p.remove("exchanges");
+        }));
     }
 
     /** HTTP/1.1 over TLS: file responses become chunks the TLS engine can encrypt (no zero-copy sendfile). */

@@ -29,6 +29,7 @@ final class ObservingHandler extends ChannelDuplexHandler {
     private int status;
     private long responseBytes;
     private boolean webSocket;
+    private boolean open;
 
     private static final class Started {
         final String method;
@@ -45,15 +46,32 @@ final class ObservingHandler extends ChannelDuplexHandler {
         this.observer = observer;
     }
 
+    /** Added once the first bytes or ALPN chose HTTP/1.1, the channel is active already: it opens here. */
+    @Override
+    public void handlerAdded(ChannelHandlerContext ctx) {
+        if (ctx.channel().isActive()) {
+            opened();
+        }
+    }
+
     @Override
     public void channelActive(ChannelHandlerContext ctx) {
-        observer.connectionOpened();
+        opened();
         ctx.fireChannelActive();
+    }
+
+    private void opened() {
+        if (!open) {
+            open = true;
+            observer.connectionOpened();
+        }
     }
 
     @Override
     public void channelInactive(ChannelHandlerContext ctx) {
-        observer.connectionClosed();
+        if (open) {
+            observer.connectionClosed();
+        }
         if (webSocket) {
             observer.webSocketClosed();
         }

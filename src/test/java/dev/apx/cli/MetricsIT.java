@@ -112,6 +112,41 @@ class MetricsIT {
     }
 
     @Test
+    void http2StreamsCountInTheSameSeriesAsHttp11Requests() throws Exception {
+        Map<String, Double> before = scrape(metricsPort, s -> true);
+        // h2load: 2 connections with prior knowledge, 30 GETs as streams, up to 5 at once per connection
+        Process h2load = new ProcessBuilder("h2load", "-n", "30", "-c", "2", "-m", "5", app("/").toString())
+                .redirectErrorStream(true).start();
+        String report = new String(h2load.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertThat(h2load.waitFor(60, TimeUnit.SECONDS)).isTrue();
+        assertThat(report).as(report).contains("30 succeeded", "status codes: 30 2xx");
+        for (String path : List.of("/echo", "/missing")) { // one connection each
+            Process curl = new ProcessBuilder("curl", "--silent", "--http2-prior-knowledge", "--data", "x".repeat(500), app(path).toString())
+                    .redirectErrorStream(true).start();
+            assertThat(new String(curl.getInputStream().readAllBytes(), StandardCharsets.UTF_8)).isEqualTo(path.equals("/echo") ? "x".repeat(500) : "nope");
+            assertThat(curl.waitFor(60, TimeUnit.SECONDS)).isTrue();
+        }
+        for (int i = 0; i < 2; i++) { // HTTP/1.1 beside them, a connection each (the cleartext port reads its first bytes first)
+            Process curl = new ProcessBuilder("curl", "--silent", "--http1.1", app("/").toString()).redirectErrorStream(true).start();
+            assertThat(new String(curl.getInputStream().readAllBytes(), StandardCharsets.UTF_8)).isEqualTo("ok");
+            assertThat(curl.waitFor(60, TimeUnit.SECONDS)).isTrue();
+        }
+
+        Map<String, Double> after = scrape(metricsPort, s -> delta(s, before, "apx_bridge_hops_count{worker=7}") >= 34);
+        assertThat(delta(after, before, "apx_http_requests_total{method=GET,status=2xx,worker=7}")).as("30 over h2, 2 over HTTP/1.1")
+                .isEqualTo(32);
+        assertThat(delta(after, before, "apx_http_requests_total{method=POST,status=2xx,worker=7}")).as("curl --data").isEqualTo(1);
+        assertThat(delta(after, before, "apx_http_requests_total{method=POST,status=4xx,worker=7}")).as("curl's /missing").isEqualTo(1);
+        assertThat(delta(after, before, "apx_http_request_duration_seconds_count{worker=7}")).isEqualTo(34);
+        assertThat(delta(after, before, "apx_http_request_body_bytes_total{worker=7}")).isEqualTo(500 * 2);
+        assertThat(delta(after, before, "apx_http_response_body_bytes_total{worker=7}")).isEqualTo(32 * 2 + 500 + 4);
+        assertThat(delta(after, before, "apx_http_connections_total{worker=7}")).as("h2load's two, curl's four").isEqualTo(6);
+        assertThat(after.get("apx_http_connections_open{worker=7}")).as("HTTP/1.1 and h2 connections, each opened before it closed")
+                .isGreaterThanOrEqualTo(0);
+        assertThat(after.get("apx_http_requests_in_flight{worker=7}")).isZero();
+    }
+
+    @Test
     void everySeriesCarriesTheWorkerLabelAndPythonAndJvmSeriesAreThere() throws Exception {
         Map<String, Double> samples = scrape(metricsPort,
                 s -> s.getOrDefault("apx_python_gil_wait_seconds_count{thread=probe,worker=7}", 0.0) > 0

@@ -74,6 +74,7 @@ class ProtocolsIT {
                 {"--ssl-certfile", certs.serverCert.toString(), "--ssl-keyfile", certs.otherKey.toString(), "|does not match the certificate"},
                 {"--ssl-certfile", dir.resolve("nope.pem").toString(), "|nope.pem: no such file"},
                 {"--http", "1", "--http2", "|--http2 conflicts with --http 1"},
+                {"--http", "h11", "--h2c-upgrade", "|--h2c-upgrade conflicts with --http h11"},
                 {"--h2-max-frame-size", "100", "|--h2-max-frame-size must be between 16384 and 16777215"},
         };
         for (String[] c : cases) {
@@ -118,6 +119,15 @@ class ProtocolsIT {
             Result result = curl("--http2", "--cacert", certs.caCert.toString(), "--include", "https://127.0.0.1:" + server.port + "/scope");
             assertThat(result.stdout()).as(result.stderr()).startsWith("HTTP/1.1 200").contains("\"http_version\": \"1.1\"");
             assertThat(server.stderr()).contains("ALPN http/1.1\n");
+        }
+    }
+
+    @Test
+    void h2cUpgradeFromTheEnvironmentTakesUpCurlsUpgrade() throws Exception {
+        try (ApxProcess server = ApxProcess.start(dir, Map.of("APX_H2C_UPGRADE", "true"), "apxtest.tls_apps:app")) {
+            Result result = curl("--http2", "--include", "http://127.0.0.1:" + server.port + "/scope");
+            assertThat(result.stdout()).as(result.stderr()).startsWith("HTTP/1.1 101 Switching Protocols")
+                    .contains("\nHTTP/2 200", "\"http_version\": \"2\"");
         }
     }
 }

@@ -79,12 +79,13 @@ class Http2Test {
     void rawFrameClientUseFlowControlResetsAndAttacks() throws Exception {
         // --timeout-write 5: the zero-window stream is reset after 5 s
         ServerConfig config = ServerConfig.defaults().withAccessLog(false).withLimits(Limits.defaults().withTimeouts(60, 5));
-        List<String> cases = List.of("basics", "reset", "flow", "stream_limit", "zero_window", "rapid_reset",
+        List<String> cases = List.of("basics", "reset", "flow", "slow_reader", "stream_limit", "zero_window", "rapid_reset",
                 "continuation_flood", "hpack_bomb", "settings_flood", "ping_flood");
         try (TestServer server = new TestServer("apxtest.tls_apps", "app", config)) {
             Output result = run(List.of(TestPython.python().toString(), CLIENTS.resolve("h2_client.py").toString(),
                     String.valueOf(server.port()), String.join(",", cases), PATHSEND.toString()));
             assertThat(result.exitCode()).as("h2_client.py:%n%s%n%s", result.stdout(), result.stderr()).isZero();
+            result.stdout().lines().filter(line -> line.startsWith("info: ")).forEach(System.out::println); // the figures, for the log
             for (String name : cases) {
                 assertThat(result.stdout()).contains("ok: " + name + "\n");
             }
@@ -108,8 +109,10 @@ class Http2Test {
                     .startsWith("HTTP/2 200").contains("\"http_version\": \"2\"", "\"scheme\": \"http\"");
             assertThat(curl("--include", base + "/scope").stdout()).as("HTTP/1.1 on the same port")
                     .startsWith("HTTP/1.1 200").contains("\"http_version\": \"1.1\"");
-            assertThat(curl("--http2", "--include", base + "/scope").stdout()).as("Upgrade: h2c is not taken up")
-                    .startsWith("HTTP/1.1 200").contains("\"http_version\": \"1.1\"");
+            assertThat(curl("--http2", "--include", base + "/scope").stdout()).as("Upgrade: h2c is not taken up without --h2c-upgrade")
+                    .startsWith("HTTP/1.1 200").doesNotContain("101 Switching").contains("\"http_version\": \"1.1\"");
+            Output nghttp = run(List.of("nghttp", "--upgrade", "--verbose", base + "/scope"));
+            assertThat(nghttp.stdout()).as("nghttp -u: %s", nghttp.stderr()).doesNotContain("HTTP Upgrade success");
         }
         try (TestServer server = new TestServer("apxtest.tls_apps", "app", tls(true))) {
             String base = "https://127.0.0.1:" + server.port();
@@ -120,6 +123,30 @@ class Http2Test {
                     .contains("body then trailers").contains("x-checksum: abc123");
             assertThat(curl("--http1.1", "--cacert", ca, "--include", base + "/scope").stdout())
                     .startsWith("HTTP/1.1 200").contains("\"http_version\": \"1.1\"");
+        }
+    }
+
+    @Test
+    void h2cUpgradeWithTheFlagIsStreamOneOverHttp2() throws Exception {
+        ServerConfig upgrade = ServerConfig.defaults().withAccessLog(false)
+                .withProtocols(new Protocols(null, Http2Config.defaults().withH2cUpgrade(true)));
+        try (TestServer server = new TestServer("apxtest.tls_apps", "app", upgrade)) {
+            String base = "http://127.0.0.1:" + server.port();
+            String curl = curl("--http2", "--include", base + "/scope?x=1", base + "/trailers").stdout();
+            assertThat(curl).as("curl sends Upgrade: h2c").startsWith("HTTP/1.1 101 Switching Protocols")
+                    .contains("\nHTTP/2 200", "\"http_version\": \"2\"", "\"query_string\": \"x=1\"", "[\"host\", \"127.0.0.1:" + server.port() + "\"]")
+                    .as("the request's connection headers are not the h2 stream's").doesNotContain("http2-settings", "\"upgrade\"")
+                    .as("a second request on the upgraded connection: a new stream").contains("body then trailers", "x-checksum: abc123");
+            Output nghttp = run(List.of("nghttp", "--upgrade", "--verbose", base + "/scope"));
+            assertThat(nghttp.exitCode()).as(nghttp.stderr()).isZero();
+            assertThat(nghttp.stdout()).contains("HTTP Upgrade success", "\"http_version\": \"2\"");
+            assertThat(curl("--http2", "--include", "--data", "abc", base + "/scope").stdout()).as("a request with a body stays HTTP/1.1")
+                    .startsWith("HTTP/1.1 200").contains("\"http_version\": \"1.1\"", "\"body\": 3");
+            assertThat(curl("--http1.1", "--include", "-H", "Connection: Upgrade", "-H", "Upgrade: h2c", base + "/scope").stdout())
+                    .as("no HTTP2-Settings: not upgraded").startsWith("HTTP/1.1 200").contains("\"http_version\": \"1.1\"");
+            assertThat(curl("--http1.1", "--include", "-H", "Connection: Upgrade", "-H", "Upgrade: websocket", base + "/scope").stdout())
+                    .as("another Upgrade goes its usual way").startsWith("HTTP/1.1 ");
+            assertThat(curl("--http2-prior-knowledge", "--include", base + "/scope").stdout()).startsWith("HTTP/2 200");
         }
     }
 

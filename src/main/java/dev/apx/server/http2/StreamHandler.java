@@ -207,6 +207,10 @@ final class StreamHandler extends ChannelInboundHandlerAdapter {
                 : "Request Header Fields Too Large").getBytes(StandardCharsets.US_ASCII);
         Http2Headers headers = new DefaultHttp2Headers().status(Integer.toString(status))
                 .add("content-type", "text/plain; charset=utf-8").add("content-length", Integer.toString(text.length));
+        StreamObserver observer = ctx.pipeline().get(StreamObserver.class); // with --metrics
+        if (observer != null) {
+            observer.refusing();
+        }
         ctx.write(new DefaultHttp2HeadersFrame(headers, false));
         ctx.writeAndFlush(new DefaultHttp2DataFrame(io.netty.buffer.Unpooled.wrappedBuffer(text), true))
                 .addListener(f -> ctx.close()); // the client may still be sending: RST_STREAM ends that
