@@ -131,9 +131,9 @@ public final class Main implements Callable<Integer> {
             description = "Close a connection whose client has read nothing of a waiting response for this long. Default: ${DEFAULT-VALUE}.")
     int timeoutWrite;
 
-    @Option(names = "--log-level", defaultValue = "info", paramLabel = "[critical|error|warning|info|debug|trace]",
-            converter = Choice.LogLevel.class, description = "Log level. Default: info.")
-    Log.Level logLevel;
+    @Option(names = "--log-level", paramLabel = "[critical|error|warning|info|debug|trace]",
+            converter = Choice.LogLevel.class, description = "Log level. Default: info (with --log-config: the file's levels).")
+    Log.Level logLevel; // null when not given: --log-config's levels then stay, as with Uvicorn
 
     @Option(names = "--access-log", negatable = true, defaultValue = "true", fallbackValue = "true",
             description = "Log one line per request. Default: on.")
@@ -219,8 +219,10 @@ public final class Main implements Callable<Integer> {
             description = "Uvicorn's h11 limit on a buffered incomplete request head: sets --limit-request-headers.")
     Integer h11MaxIncompleteEventSize;
 
+    // --- logging through Python (issue 14): see LogConfig
     @Option(names = "--log-config", paramLabel = "PATH",
-            description = "Not supported yet (refused): apx writes Uvicorn's log format itself.")
+            description = "Logging configuration file, read as Uvicorn reads it: .json or .yaml/.yml (dictConfig), else ini "
+                    + "(fileConfig). Server lines then go to Python's logger uvicorn.error, access records to uvicorn.access.")
     Path logConfig;
 
     @Option(names = "--reset-contextvars",
@@ -267,7 +269,7 @@ public final class Main implements Callable<Integer> {
     @Override
     public Integer call() {
         try {
-            Log.setLevel(logLevel);
+            Log.setLevel(logLevel != null ? logLevel : Log.Level.INFO);
             if (warmup < 0) {
                 throw new IllegalArgumentException("--warmup must be 0 or more requests, got " + warmup);
             }
@@ -293,8 +295,7 @@ public final class Main implements Callable<Integer> {
     /** Uvicorn options apx does not have yet: one line that says why, exit 1. */
     private void refuseUnsupported() {
         if (logConfig != null) {
-            throw new IllegalArgumentException("--log-config is not supported yet: apx writes Uvicorn's log lines itself "
-                    + "(use --log-level, --use-colors, --no-access-log)");
+            LogConfig.checkReadable(logConfig);
         }
         if (resetContextvars) {
             throw new IllegalArgumentException("--reset-contextvars is not supported yet: each request runs in a copy of the "

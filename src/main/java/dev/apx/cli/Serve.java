@@ -43,6 +43,7 @@ final class Serve {
     private final Main options;
     private Metrics metrics; // null without --metrics
     private Protocols protocols;
+    private LogConfig logConfig; // null without --log-config
 
     Serve(Main options) {
         this.options = options;
@@ -57,6 +58,10 @@ final class Serve {
                 Log.info("Metrics on http://" + metricsConfig.host() + ":" + metrics.port() + "/metrics");
             }
             return run(wsConfig, metrics);
+        } finally {
+            if (logConfig != null) {
+                logConfig.flush(); // the last lines, queued by other threads
+            }
         }
     }
 
@@ -64,10 +69,16 @@ final class Serve {
         this.metrics = metrics;
         PythonInstall install = PythonInstall.locate(Optional.ofNullable(options.python), System.getenv());
         Interpreter interpreter = Interpreter.start(install);
+        // Uvicorn's order: logging, the env file, the app (whose import may set logger levels)
+        logConfig = options.logConfig == null ? null
+                : LogConfig.apply(interpreter, options.logConfig, options.logLevel, options.accessLog);
         if (options.envFile != null) {
             loadEnvFile(interpreter);
         }
         PyRef app = AppLoader.load(interpreter, options.appDir, options.app, options.factory);
+        if (logConfig != null) {
+            logConfig.refreshThreshold();
+        }
         String description = interpreter.call(app::repr);
         System.err.printf("apx: loaded %s = %s with Python %s (%s)%n", options.app, description, install.version(), install.library());
         long pid = ProcessHandle.current().pid();
