@@ -23,6 +23,21 @@ _access = None
 def configure(path, log_level, access_log):
     """Applies the file; log_level (a name or None) and access_log as Uvicorn applies them after it."""
     global _access
+    try:
+        _apply(path)
+    except Exception as error:  # one line for apx: error, with the cause dictConfig chains (a handler that fails to import)
+        cause = error.__cause__
+        raise ValueError("%s: %s%s" % (type(error).__name__, error, " (%s)" % cause if cause else "")) from None
+    _access = logging.getLogger("uvicorn.access")
+    if log_level is not None:
+        for name in ("uvicorn.error", "uvicorn.access", "uvicorn.asgi"):
+            logging.getLogger(name).setLevel(LEVELS[log_level])
+    if not access_log:
+        _access.handlers = []
+        _access.propagate = False
+
+
+def _apply(path):
     logging.addLevelName(TRACE, "TRACE")
     if path.endswith(".json"):
         with open(path) as file:
@@ -36,18 +51,11 @@ def configure(path, log_level, access_log):
             logging.config.dictConfig(yaml.safe_load(file))
     else:
         logging.config.fileConfig(path, disable_existing_loggers=False)
-    _access = logging.getLogger("uvicorn.access")
-    if log_level is not None:
-        for name in ("uvicorn.error", "uvicorn.access", "uvicorn.asgi"):
-            logging.getLogger(name).setLevel(LEVELS[log_level])
-    if not access_log:
-        _access.handlers = []
-        _access.propagate = False
 
 
 def threshold():
-    """The lowest level uvicorn.error passes now: Java sends nothing below it."""
-    return _error.getEffectiveLevel()
+    """The lowest level uvicorn.error passes now (a config can disable it, as Uvicorn's): Java sends nothing below it."""
+    return logging.CRITICAL + 1 if _error.disabled else _error.getEffectiveLevel()
 
 
 def server(level, message):

@@ -55,7 +55,7 @@ final class LogConfig implements Log.Sink {
                 return new LogConfig(interpreter, module.getAttr(gil, "server"), module.getAttr(gil, "access"),
                         module.getAttr(gil, "threshold"));
             } catch (PythonException e) {
-                throw new IllegalArgumentException("--log-config " + file + ": " + e.getMessage());
+                throw new IllegalArgumentException("--log-config " + file + ": " + e.pythonMessage());
             }
         });
         config.refreshThreshold();
