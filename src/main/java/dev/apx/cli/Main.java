@@ -226,7 +226,8 @@ public final class Main implements Callable<Integer> {
     Path logConfig;
 
     @Option(names = "--reset-contextvars",
-            description = "Not supported yet (refused): each request runs in a copy of the server's context.")
+            description = "Run each HTTP request in a fresh contextvars.Context (as Uvicorn): hides what the app's import "
+                    + "set. Default: a copy of the context the app was imported in.")
     boolean resetContextvars;
 
     private String[] rawArgs = new String[0];
@@ -274,7 +275,9 @@ public final class Main implements Callable<Integer> {
                 throw new IllegalArgumentException("--warmup must be 0 or more requests, got " + warmup);
             }
             Log.setColors(useColors != null ? useColors : System.console() != null && System.console().isTerminal());
-            refuseUnsupported();
+            if (logConfig != null) {
+                LogConfig.checkReadable(logConfig); // once, before Python (and before any worker) starts
+            }
             ExtraHeaders.set(headers);
             if (!(slowCallbackDuration >= 0)) {
                 throw new IllegalArgumentException("--slow-callback-duration must be 0 or more seconds, got " + slowCallbackDuration);
@@ -289,17 +292,6 @@ public final class Main implements Callable<Integer> {
             System.err.print(e.pythonTraceback());
             System.err.println("apx: error: cannot load app '" + app + "': " + e.getMessage());
             return 1;
-        }
-    }
-
-    /** Uvicorn options apx does not have yet: one line that says why, exit 1. */
-    private void refuseUnsupported() {
-        if (logConfig != null) {
-            LogConfig.checkReadable(logConfig);
-        }
-        if (resetContextvars) {
-            throw new IllegalArgumentException("--reset-contextvars is not supported yet: each request runs in a copy of the "
-                    + "server's contextvars context");
         }
     }
 
@@ -380,7 +372,7 @@ public final class Main implements Callable<Integer> {
     AsgiConfig asgiConfig() {
         String ips = forwardedAllowIps != null ? forwardedAllowIps
                 : System.getenv().getOrDefault("FORWARDED_ALLOW_IPS", "127.0.0.1,::1");
-        return new AsgiConfig(rootPath, proxyHeaders, TrustedHosts.parse(ips));
+        return new AsgiConfig(rootPath, proxyHeaders, TrustedHosts.parse(ips), resetContextvars);
     }
 
 }

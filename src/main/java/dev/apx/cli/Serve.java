@@ -44,6 +44,7 @@ final class Serve {
     private Metrics metrics; // null without --metrics
     private Protocols protocols;
     private LogConfig logConfig; // null without --log-config
+    private PyRef serverContext;
 
     Serve(Main options) {
         this.options = options;
@@ -76,6 +77,7 @@ final class Serve {
             loadEnvFile(interpreter);
         }
         PyRef app = AppLoader.load(interpreter, options.appDir, options.app, options.factory);
+        serverContext = interpreter.call(gil -> gil.copyContext()); // with what the app's import set, for each request to copy
         if (logConfig != null) {
             logConfig.refreshThreshold();
         }
@@ -169,6 +171,7 @@ final class Serve {
             bridgeConfig = bridgeConfig.withStartMode(StartMode.LOOP); // requests arrive on the loop thread: no step lock
         }
         Bridge bridge = Bridge.start(interpreter, bridgeConfig);
+        bridge.runRequestsIn(serverContext);
         if (metrics != null) {
             metrics.watch(bridge);
         }

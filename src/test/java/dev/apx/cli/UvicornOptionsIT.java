@@ -87,8 +87,10 @@ class UvicornOptionsIT {
                    "uvicorn.error": {"handlers": ["json", "console"], "level": "INFO"},
                    "uvicorn.access": {"handlers": ["json", "access"], "level": "INFO", "propagate": false}}}
                 """);
-        try (ApxProcess apx = ApxProcess.start(tmp, Map.of(), "--log-config", "log.json", "apxtest.worker_apps:app")) {
-            assertThat(WorkerLoad.get(apx.port, "/logged?q=1")).isEqualTo("ok");
+        try (ApxProcess apx = ApxProcess.start(tmp, Map.of(), "--log-config", "log.json", "--interface", "asgi3", "apxtest.context_app:app")) {
+            assertThat(WorkerLoad.get(apx.port, "/logged?q=1")).isEqualTo("import +called -");
+            // and without --reset-contextvars, as Uvicorn: a copy of the app's import context, never another request's
+            assertThat(WorkerLoad.get(apx.port, "/")).isEqualTo("import +called -");
             apx.process.destroy();
             assertThat(apx.awaitExit(WAIT)).isZero();
             assertThat(apx.stderr()).contains("INFO [uvicorn.error] Application startup complete.");
@@ -99,16 +101,26 @@ class UvicornOptionsIT {
         assertThat(json).anyMatch(line -> line.matches("\\{\"name\": \"uvicorn.access\", \"levelname\": \"INFO\", \"message\": "
                 + "\"127\\.0\\.0\\.1:\\d+ - \\\\\"GET /logged\\?q=1 HTTP/1\\.1\\\\\" 200\", "
                 + "\"args\": \\[\"127\\.0\\.0\\.1:\\d+\", \"GET\", \"/logged\\?q=1\", \"1\\.1\", 200\\]\\}"));
+        assertThat(json).filteredOn(line -> line.contains("uvicorn.access")).hasSize(2);
         assertThat(json.getLast()).as("the last line, logged at exit").contains("Finished server process");
-        assertThat(Files.readString(tmp.resolve("access.txt"))).matches("(?s)127\\.0\\.0\\.1:\\d+\\|GET /logged\\?q=1 HTTP/1\\.1\\|200 OK\n");
+        assertThat(Files.readString(tmp.resolve("access.txt"))).matches("127\\.0\\.0\\.1:\\d+\\|GET /logged\\?q=1 HTTP/1\\.1\\|200 OK\n127\\.0\\.0\\.1:\\d+\\|GET / HTTP/1\\.1\\|200 OK\n");
+    }
+
+    /** Uvicorn's --reset-contextvars: each HTTP request in an empty Context (the default is in the test above). */
+    @Test
+    void resetContextvarsRunsEachRequestInAnEmptyContext() throws Exception {
+        try (ApxProcess apx = ApxProcess.start(tmp, Map.of(), "--reset-contextvars", "--interface", "asgi3", "apxtest.context_app:app")) {
+            assertThat(WorkerLoad.get(apx.port, "/")).isEqualTo("- +called -");
+            assertThat(WorkerLoad.get(apx.port, "/")).isEqualTo("- +called -");
+        }
     }
 
     @Test
-    void badLogConfigsAndOptionsApxDoesNotHaveAreRefusedInOneLine() throws Exception {
+    void badLogConfigsAndBadHeadersAreRefusedInOneLine() throws Exception {
         Files.writeString(tmp.resolve("truncated.json"), "{\"version\": 1,");
         Files.writeString(tmp.resolve("handler.json"), "{\"version\": 1, \"handlers\": {\"h\": {\"class\": \"nosuch.Handler\"}}}");
         for (List<String> args : List.of(List.of("--log-config", "missing.json"), List.of("--log-config", "truncated.json"),
-                List.of("--log-config", "handler.json"), List.of("--reset-contextvars"), List.of("--header", "no-colon"))) {
+                List.of("--log-config", "handler.json"), List.of("--header", "no-colon"))) {
             List<String> command = new ArrayList<>(List.of(JAVA, "--enable-native-access=ALL-UNNAMED", "-jar", JAR.toString(),
                     "--python", PYTHON.toString()));
             command.addAll(args);
