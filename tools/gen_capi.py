@@ -59,6 +59,8 @@ P PyCapsule_GetPointer(O, P)
 # coroutines and contexts
 I PyIter_Send(O, O, P)
 O PyContext_CopyCurrent()
+O PyContext_Copy(O)
+O PyContext_New()
 I PyContext_Enter(O)
 I PyContext_Exit(O)
 L PyObject_Size(O)

@@ -83,7 +83,7 @@ public final class AsgiHttp implements HttpApp, AutoCloseable {
                 (gil, done, result, error) -> {
                     cycles.remove(handle);
                     cycle.completed(error);
-                }, head.method() + " " + head.uri());
+                }, head.method() + " " + head.uri(), config.resetContextvars());
         cycle.started(request);
         return cycle;
     }

@@ -34,6 +34,7 @@ public final class Bridge implements AutoCloseable {
     private PyRef resumeCallback;
     private PyRef resumeSoonCallback;
     private volatile RequestObserver observer = RequestObserver.NONE;
+    private volatile PyRef serverContext; // what each request's context copies; null: the current one of the starting thread
 
     private Bridge(Interpreter interpreter, BridgeConfig config) {
         this.interpreter = interpreter;
@@ -96,6 +97,24 @@ public final class Bridge implements AutoCloseable {
     }
 
     /**
+     * Each request from now on runs in a copy of {@code context} (owned by the bridge from here on):
+     * the context the app was imported in, as each Uvicorn request copies its server task's. Without
+     * it a request copies whatever context is current where it begins (a Netty thread's, the loop's).
+     */
+    public void runRequestsIn(PyRef context) {
+        serverContext = context;
+    }
+
+    /** A new context for a request: a copy of the server's, or an empty one. */
+    PyRef requestContext(Gil gil, boolean fresh) {
+        if (fresh) {
+            return gil.newContext();
+        }
+        PyRef base = serverContext;
+        return base != null ? gil.copyContext(base) : gil.copyContext();
+    }
+
+    /**
      * Starts a request: makes its awaitable with {@code invocation} and drives it. Returns at once
      * when the first drive happens on the loop thread (LOOP mode), else after the first drive.
      */
@@ -105,7 +124,16 @@ public final class Bridge implements AutoCloseable {
 
     /** As {@link #start(Invocation, RequestListener)}; {@code label} names the request in the slow-drive warning. */
     public Request start(Invocation invocation, RequestListener listener, String label) {
-        Request request = new Request(ids.incrementAndGet(), this, listener, label);
+        return start(invocation, listener, label, false);
+    }
+
+    /**
+     * As {@link #start(Invocation, RequestListener, String)}; with {@code freshContext} the request
+     * runs in an empty {@code contextvars.Context()} instead of a copy of the server's context
+     * (Uvicorn's {@code --reset-contextvars}).
+     */
+    public Request start(Invocation invocation, RequestListener listener, String label, boolean freshContext) {
+        Request request = new Request(ids.incrementAndGet(), this, listener, label, freshContext);
         inFlight.put(request.id(), request);
         stats.requestsDriven.increment();
         ReentrantLock stepLock = eventLoop.stepLock();

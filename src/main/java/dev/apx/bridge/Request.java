@@ -9,7 +9,8 @@ import dev.apx.python.PythonException;
  *
  * <p>Every step is bracketed by {@code _enter_task}/{@code _leave_task} together with the
  * classification of what it yielded (attribute probes run Python); the bracket never spans a whole
- * drive. The request's {@code contextvars.Context} is copied once and entered for each drive.
+ * drive. The request's {@code contextvars.Context} (a copy of the server's, or an empty one) is made
+ * once and entered for the app call and each drive.
  * The coroutine, its task and the future it waits on are held here, and this object is held by the
  * bridge, until the coroutine ends: nothing in flight depends on a weak reference.
  *
@@ -21,6 +22,7 @@ public final class Request {
     private final Bridge bridge;
     private final RequestListener listener;
     private final String label;
+    private final boolean freshContext;
     private PyRef coroutine;
     private PyRef task;
     private PyRef context;
@@ -38,8 +40,9 @@ public final class Request {
     private Thread lastThread;
     private long lastEpoch = -1;
 
-    Request(long id, Bridge bridge, RequestListener listener, String label) {
+    Request(long id, Bridge bridge, RequestListener listener, String label, boolean freshContext) {
         this.id = id;
+        this.freshContext = freshContext;
         this.bridge = bridge;
         this.listener = listener;
         this.label = label;
@@ -77,12 +80,17 @@ public final class Request {
     void begin(Gil gil, Invocation invocation) {
         AsyncioApi api = bridge.api();
         try {
-            context = gil.copyContext();
+            context = bridge.requestContext(gil, freshContext);
             task = api.requestTask().call(gil, bridge.loop(), id);
+            // In the request's context, as Uvicorn calls the app inside its task: what a sync
+            // __call__ (a middleware, an ASGI 2 constructor) sets is the request's, not the thread's
+            context.enterContext(gil);
             try (PyRef awaitable = invocation.invoke(gil, this)) {
                 coroutine = awaitable.hasExactType(gil, api.coroutineType())
                         ? awaitable.newRef(gil) // the common case, without a Python call
                         : api.asCoroutine().call(gil, awaitable);
+            } finally {
+                context.exitContext(gil);
             }
         } catch (PythonException e) {
             end(null, e);

@@ -131,9 +131,9 @@ public final class Main implements Callable<Integer> {
             description = "Close a connection whose client has read nothing of a waiting response for this long. Default: ${DEFAULT-VALUE}.")
     int timeoutWrite;
 
-    @Option(names = "--log-level", defaultValue = "info", paramLabel = "[critical|error|warning|info|debug|trace]",
-            converter = Choice.LogLevel.class, description = "Log level. Default: info.")
-    Log.Level logLevel;
+    @Option(names = "--log-level", paramLabel = "[critical|error|warning|info|debug|trace]",
+            converter = Choice.LogLevel.class, description = "Log level. Default: info (with --log-config: the file's levels).")
+    Log.Level logLevel; // null when not given: --log-config's levels then stay, as with Uvicorn
 
     @Option(names = "--access-log", negatable = true, defaultValue = "true", fallbackValue = "true",
             description = "Log one line per request. Default: on.")
@@ -219,12 +219,15 @@ public final class Main implements Callable<Integer> {
             description = "Uvicorn's h11 limit on a buffered incomplete request head: sets --limit-request-headers.")
     Integer h11MaxIncompleteEventSize;
 
+    // --- logging through Python (issue 14): see LogConfig
     @Option(names = "--log-config", paramLabel = "PATH",
-            description = "Not supported yet (refused): apx writes Uvicorn's log format itself.")
+            description = "Logging configuration file, read as Uvicorn reads it: .json or .yaml/.yml (dictConfig), else ini "
+                    + "(fileConfig). Server lines then go to Python's logger uvicorn.error, access records to uvicorn.access.")
     Path logConfig;
 
     @Option(names = "--reset-contextvars",
-            description = "Not supported yet (refused): each request runs in a copy of the server's context.")
+            description = "Run each HTTP request in a fresh contextvars.Context (as Uvicorn): hides what the app's import "
+                    + "set. Default: a copy of the context the app was imported in.")
     boolean resetContextvars;
 
     private String[] rawArgs = new String[0];
@@ -267,12 +270,14 @@ public final class Main implements Callable<Integer> {
     @Override
     public Integer call() {
         try {
-            Log.setLevel(logLevel);
+            Log.setLevel(logLevel != null ? logLevel : Log.Level.INFO);
             if (warmup < 0) {
                 throw new IllegalArgumentException("--warmup must be 0 or more requests, got " + warmup);
             }
             Log.setColors(useColors != null ? useColors : System.console() != null && System.console().isTerminal());
-            refuseUnsupported();
+            if (logConfig != null) {
+                LogConfig.checkReadable(logConfig); // once, before Python (and before any worker) starts
+            }
             ExtraHeaders.set(headers);
             if (!(slowCallbackDuration >= 0)) {
                 throw new IllegalArgumentException("--slow-callback-duration must be 0 or more seconds, got " + slowCallbackDuration);
@@ -287,18 +292,6 @@ public final class Main implements Callable<Integer> {
             System.err.print(e.pythonTraceback());
             System.err.println("apx: error: cannot load app '" + app + "': " + e.getMessage());
             return 1;
-        }
-    }
-
-    /** Uvicorn options apx does not have yet: one line that says why, exit 1. */
-    private void refuseUnsupported() {
-        if (logConfig != null) {
-            throw new IllegalArgumentException("--log-config is not supported yet: apx writes Uvicorn's log lines itself "
-                    + "(use --log-level, --use-colors, --no-access-log)");
-        }
-        if (resetContextvars) {
-            throw new IllegalArgumentException("--reset-contextvars is not supported yet: each request runs in a copy of the "
-                    + "server's contextvars context");
         }
     }
 
@@ -384,7 +377,7 @@ public final class Main implements Callable<Integer> {
     AsgiConfig asgiConfig() {
         String ips = forwardedAllowIps != null ? forwardedAllowIps
                 : System.getenv().getOrDefault("FORWARDED_ALLOW_IPS", "127.0.0.1,::1");
-        return new AsgiConfig(rootPath, proxyHeaders, TrustedHosts.parse(ips));
+        return new AsgiConfig(rootPath, proxyHeaders, TrustedHosts.parse(ips), resetContextvars);
     }
 
 }

@@ -43,6 +43,8 @@ final class Serve {
     private final Main options;
     private Metrics metrics; // null without --metrics
     private Protocols protocols;
+    private LogConfig logConfig; // null without --log-config
+    private PyRef serverContext;
 
     Serve(Main options) {
         this.options = options;
@@ -61,6 +63,10 @@ final class Serve {
                 }
             }
             return run(wsConfig, metrics);
+        } finally {
+            if (logConfig != null) {
+                logConfig.flush(); // the last lines, queued by other threads
+            }
         }
     }
 
@@ -68,10 +74,17 @@ final class Serve {
         this.metrics = metrics;
         PythonInstall install = PythonInstall.locate(Optional.ofNullable(options.python), System.getenv());
         Interpreter interpreter = Interpreter.start(install);
+        // Uvicorn's order: logging, the env file, the app (whose import may set logger levels)
+        logConfig = options.logConfig == null ? null
+                : LogConfig.apply(interpreter, options.logConfig, options.logLevel, options.accessLog);
         if (options.envFile != null) {
             loadEnvFile(interpreter);
         }
         PyRef app = AppLoader.load(interpreter, options.appDir, options.app, options.factory);
+        serverContext = interpreter.call(gil -> gil.copyContext()); // with what the app's import set, for each request to copy
+        if (logConfig != null) {
+            logConfig.refreshThreshold();
+        }
         String description = interpreter.call(app::repr);
         System.err.printf("apx: loaded %s = %s with Python %s (%s)%n", options.app, description, install.version(), install.library());
         long pid = ProcessHandle.current().pid();
@@ -162,6 +175,7 @@ final class Serve {
             bridgeConfig = bridgeConfig.withStartMode(StartMode.LOOP); // requests arrive on the loop thread: no step lock
         }
         Bridge bridge = Bridge.start(interpreter, bridgeConfig);
+        bridge.runRequestsIn(serverContext);
         if (metrics != null) {
             metrics.watch(bridge);
         }

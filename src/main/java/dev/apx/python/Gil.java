@@ -63,6 +63,18 @@ public final class Gil {
         return PyRef.owned(this, Conversions.checked(this, CApi.PyContext_CopyCurrent()));
     }
 
+    /** {@code context.copy()}: a new context with {@code context}'s variables. */
+    public PyRef copyContext(PyRef context) {
+        check();
+        return PyRef.owned(this, Conversions.checked(this, CApi.PyContext_Copy(context.address(this))));
+    }
+
+    /** {@code contextvars.Context()}: a new context with no variables set. */
+    public PyRef newContext() {
+        check();
+        return PyRef.owned(this, Conversions.checked(this, CApi.PyContext_New()));
+    }
+
     Scratch scratch() {
         return thread.scratch();
     }

@@ -108,8 +108,8 @@ final class NettyResponse implements Response {
             out.add("transfer-encoding", "chunked");
         }
         if (config.accessLog()) {
-            Log.access("%s - \"%s %s HTTP/%s\" %d".formatted(logClient != null ? logClient : clientOf(channel), request.method(), request.uri(),
-                    request.protocolVersion().text().substring(5), status));
+            Log.access(logClient != null ? logClient : clientOf(channel), request.method().name(), request.uri(),
+                    request.protocolVersion().text().substring(5), status);
         }
         if (channel.eventLoop().inEventLoop()) {
             channel.write(response); // flushed with the body

@@ -65,11 +65,62 @@ class UvicornOptionsIT {
         }
     }
 
+    /**
+     * A Uvicorn log config, unchanged: python-json-logger's formatter writes JSON lines for both
+     * loggers, Uvicorn's own AccessFormatter unpacks the access record's args, and the console
+     * handler shows apx's startup line (what ApxProcess waits for).
+     */
     @Test
-    void optionsApxDoesNotHaveYetAreRefusedInOneLine() throws Exception {
-        Files.writeString(tmp.resolve("log.json"), "{\"version\": 1}");
-        for (List<String> args : List.of(List.of("--log-config", "log.json"), List.of("--reset-contextvars"),
-                List.of("--header", "no-colon"))) {
+    void logConfigSendsServerAndAccessRecordsThroughPythonLogging() throws Exception {
+        Files.writeString(tmp.resolve("log.json"), """
+                {"version": 1, "disable_existing_loggers": false,
+                 "formatters": {
+                   "json": {"()": "pythonjsonlogger.json.JsonFormatter", "fmt": "%(name)s %(levelname)s %(message)s %(args)s"},
+                   "access": {"()": "uvicorn.logging.AccessFormatter", "fmt": "%(client_addr)s|%(request_line)s|%(status_code)s",
+                              "use_colors": false},
+                   "console": {"format": "%(levelname)s [%(name)s] %(message)s"}},
+                 "handlers": {
+                   "json": {"class": "logging.FileHandler", "filename": "log.jsonl", "formatter": "json"},
+                   "access": {"class": "logging.FileHandler", "filename": "access.txt", "formatter": "access"},
+                   "console": {"class": "logging.StreamHandler", "formatter": "console", "stream": "ext://sys.stderr"}},
+                 "loggers": {
+                   "uvicorn.error": {"handlers": ["json", "console"], "level": "INFO"},
+                   "uvicorn.access": {"handlers": ["json", "access"], "level": "INFO", "propagate": false}}}
+                """);
+        try (ApxProcess apx = ApxProcess.start(tmp, Map.of(), "--log-config", "log.json", "--interface", "asgi3", "apxtest.context_app:app")) {
+            assertThat(WorkerLoad.get(apx.port, "/logged?q=1")).isEqualTo("import +called -");
+            // and without --reset-contextvars, as Uvicorn: a copy of the app's import context, never another request's
+            assertThat(WorkerLoad.get(apx.port, "/")).isEqualTo("import +called -");
+            apx.process.destroy();
+            assertThat(apx.awaitExit(WAIT)).isZero();
+            assertThat(apx.stderr()).contains("INFO [uvicorn.error] Application startup complete.");
+            assertThat(apx.stdout()).as("no access line of apx's own").doesNotContain("/logged");
+        }
+        List<String> json = Files.readAllLines(tmp.resolve("log.jsonl"));
+        assertThat(json).contains("{\"name\": \"uvicorn.error\", \"levelname\": \"INFO\", \"message\": \"Application startup complete.\", \"args\": []}");
+        assertThat(json).anyMatch(line -> line.matches("\\{\"name\": \"uvicorn.access\", \"levelname\": \"INFO\", \"message\": "
+                + "\"127\\.0\\.0\\.1:\\d+ - \\\\\"GET /logged\\?q=1 HTTP/1\\.1\\\\\" 200\", "
+                + "\"args\": \\[\"127\\.0\\.0\\.1:\\d+\", \"GET\", \"/logged\\?q=1\", \"1\\.1\", 200\\]\\}"));
+        assertThat(json).filteredOn(line -> line.contains("uvicorn.access")).hasSize(2);
+        assertThat(json.getLast()).as("the last line, logged at exit").contains("Finished server process");
+        assertThat(Files.readString(tmp.resolve("access.txt"))).matches("127\\.0\\.0\\.1:\\d+\\|GET /logged\\?q=1 HTTP/1\\.1\\|200 OK\n127\\.0\\.0\\.1:\\d+\\|GET / HTTP/1\\.1\\|200 OK\n");
+    }
+
+    /** Uvicorn's --reset-contextvars: each HTTP request in an empty Context (the default is in the test above). */
+    @Test
+    void resetContextvarsRunsEachRequestInAnEmptyContext() throws Exception {
+        try (ApxProcess apx = ApxProcess.start(tmp, Map.of(), "--reset-contextvars", "--interface", "asgi3", "apxtest.context_app:app")) {
+            assertThat(WorkerLoad.get(apx.port, "/")).isEqualTo("- +called -");
+            assertThat(WorkerLoad.get(apx.port, "/")).isEqualTo("- +called -");
+        }
+    }
+
+    @Test
+    void badLogConfigsAndBadHeadersAreRefusedInOneLine() throws Exception {
+        Files.writeString(tmp.resolve("truncated.json"), "{\"version\": 1,");
+        Files.writeString(tmp.resolve("handler.json"), "{\"version\": 1, \"handlers\": {\"h\": {\"class\": \"nosuch.Handler\"}}}");
+        for (List<String> args : List.of(List.of("--log-config", "missing.json"), List.of("--log-config", "truncated.json"),
+                List.of("--log-config", "handler.json"), List.of("--header", "no-colon"))) {
             List<String> command = new ArrayList<>(List.of(JAVA, "--enable-native-access=ALL-UNNAMED", "-jar", JAR.toString(),
                     "--python", PYTHON.toString()));
             command.addAll(args);

@@ -643,6 +643,30 @@ public final class CApi {
         static final MethodHandle H = Binder.function("PyContext_CopyCurrent", FunctionDescriptor.of(JAVA_LONG));
     }
 
+    public static long PyContext_Copy(long a0) {
+        try {
+            return (long) PyContext_Copy.H.invokeExact(a0);
+        } catch (Throwable t) {
+            throw Binder.rethrow(t);
+        }
+    }
+
+    private static final class PyContext_Copy {
+        static final MethodHandle H = Binder.function("PyContext_Copy", FunctionDescriptor.of(JAVA_LONG, JAVA_LONG));
+    }
+
+    public static long PyContext_New() {
+        try {
+            return (long) PyContext_New.H.invokeExact();
+        } catch (Throwable t) {
+            throw Binder.rethrow(t);
+        }
+    }
+
+    private static final class PyContext_New {
+        static final MethodHandle H = Binder.function("PyContext_New", FunctionDescriptor.of(JAVA_LONG));
+    }
+
     public static int PyContext_Enter(long a0) {
         try {
             return (int) PyContext_Enter.H.invokeExact(a0);

@@ -77,7 +77,7 @@ final class StreamResponse implements Response {
         noBody = head || status == 204 || status == 304;
         trailersPending = trailers && !noBody;
         if (config.accessLog()) {
-            Log.access("%s - \"%s %s HTTP/2\" %d".formatted(logClient != null ? logClient : handler.client(), method, path, status));
+            Log.access(logClient != null ? logClient : handler.client(), method, path, "2", status);
         }
         channel.write(new DefaultHttp2HeadersFrame(out, noBody)); // flushed with the body
         if (noBody) {
