@@ -29,12 +29,15 @@ abstract class BridgeContract {
     abstract BridgeConfig config();
 
     /**
-     * Requests in the collision test: the issue's 100,000 where callers step tasks themselves
-     * (CALLER mode, the only one where collisions are possible; ~40 s on 2 cores), 10,000 where
-     * every step is on the loop thread. {@code -Dapx.test.collisionRequests=N} overrides both.
+     * Requests in the collision test: 25,000 where callers step tasks themselves (CALLER mode, the
+     * only one where collisions are possible), 10,000 where every step is on the loop thread.
+     * The issue asked for 100,000 (~40 s per Python on 2 cores); with the step lock taken out of
+     * {@code Bridge.start}, 20,000 requests provoked 113 collisions, the first before request 200
+     * (docs/test-time.md), so a quarter still fails that bug with certainty.
+     * {@code -Dapx.test.collisionRequests=N} overrides both (e.g. 100000 for the issue's run).
      */
     int collisionRequests() {
-        return 100_000;
+        return 25_000;
     }
 
     /** Whether this Python can run the configuration (uvloop wheels exist for 3.11 only). */
