@@ -183,7 +183,7 @@ abstract class BridgeContract {
 
     /**
      * Seed: tasks are weakly referenced. A full Java GC after every {@value #REQUESTS_PER_JAVA_GC} completed
-     * requests (about 150 of them, each with up to 50 requests in flight) and a Python collection on every loop tick:
+     * requests (up to 150 of them, each with up to 50 requests in flight) and a Python collection on every loop tick:
      * a request held only weakly on either side is gone at the first one. Paced by completed requests, not by
      * the clock, so that the pressure and the cost are the same on a quiet machine and a loaded one (a GC every
      * 10 ms took most of the CPU, and on a busy machine this test ran for minutes).
@@ -213,8 +213,8 @@ abstract class BridgeContract {
             javaGc.interrupt();
         }
         assertThat(failures).isEmpty();
-        // 150 planned; completions during a GC count toward the next 20, so a few fewer happen (127 seen)
-        assertThat(javaGcs.get()).as("full Java GCs during the load").isGreaterThanOrEqualTo(3_000 / REQUESTS_PER_JAVA_GC / 2);
+        // at most 150; fewer when completions come in bursts (a loop tick can finish many): 127 on a loaded VM
+        assertThat(javaGcs.get()).as("full Java GCs during the load").isGreaterThanOrEqualTo(30);
     }
 
     private static final int REQUESTS_PER_JAVA_GC = 20;
