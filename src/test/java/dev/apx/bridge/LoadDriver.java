@@ -27,7 +27,11 @@ final class LoadDriver {
                 while (remaining.getAndDecrement() > 0) {
                     try {
                         if (!slots.tryAcquire(20, TimeUnit.SECONDS)) {
-                            throw new IllegalStateException("no request completed for 20 s");
+                            // an error of the run, not only of this thread: the run must not pass on fewer requests
+                            synchronized (errors) {
+                                errors.add(new IllegalStateException("no request completed for 20 s"));
+                            }
+                            return;
                         }
                     } catch (InterruptedException e) {
                         return;
