@@ -3,15 +3,10 @@ package dev.apx.metrics;
 import dev.apx.bridge.Bridge;
 import dev.apx.server.HttpObserver;
 import dev.apx.server.Server;
-import io.prometheus.metrics.exporter.httpserver.HTTPServer;
 import io.prometheus.metrics.instrumentation.jvm.JvmMetrics;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import io.prometheus.metrics.model.snapshots.Labels;
 
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 
 /**
  * {@code --metrics}: one registry for the process, served by the Prometheus library's HTTP server
@@ -27,23 +22,14 @@ public final class Metrics implements AutoCloseable {
     private final PrometheusRegistry registry = new PrometheusRegistry();
     private final Labels labels;
     private final HttpMetrics http;
-    private final ExecutorService scrapers;
-    private final HTTPServer endpoint;
+    private final Endpoint endpoint;
     private PythonMetrics python;
 
     private Metrics(MetricsConfig config) {
         labels = config.worker() == null ? Labels.EMPTY : Labels.of("worker", config.worker());
         JvmMetrics.builder().constLabels(labels).register(registry);
         http = new HttpMetrics(registry, labels);
-        // Two daemon threads: scrapes are rare, and they must never keep the process alive.
-        scrapers = Executors.newFixedThreadPool(2, Thread.ofPlatform().name("apx-metrics-", 0).daemon(true).factory());
-        try {
-            endpoint = HTTPServer.builder().hostname(config.host()).port(config.port()).registry(registry)
-                    .executorService(scrapers).buildAndStart();
-        } catch (IOException e) {
-            scrapers.shutdownNow();
-            throw new UncheckedIOException("cannot serve metrics on " + config.host() + ":" + config.port() + ": " + e.getMessage(), e);
-        }
+        endpoint = Endpoint.serve(config, registry);
     }
 
     /** Binds the endpoint ({@code http://host:port/metrics}) and registers the JVM's series. */
@@ -53,7 +39,7 @@ public final class Metrics implements AutoCloseable {
 
     /** The port the endpoint listens on (useful with port 0). */
     public int port() {
-        return endpoint.getPort();
+        return endpoint.port();
     }
 
     /** What the server tells about connections, requests and WebSockets. */
@@ -75,7 +61,6 @@ public final class Metrics implements AutoCloseable {
     @Override
     public void close() {
         endpoint.close();
-        scrapers.shutdownNow();
         if (python != null) {
             python.close();
         }

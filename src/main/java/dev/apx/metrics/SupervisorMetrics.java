@@ -2,14 +2,9 @@ package dev.apx.metrics;
 
 import io.prometheus.metrics.core.metrics.Counter;
 import io.prometheus.metrics.core.metrics.GaugeWithCallback;
-import io.prometheus.metrics.exporter.httpserver.HTTPServer;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 
-import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.util.List;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.function.IntSupplier;
 import java.util.function.Supplier;
 
@@ -46,8 +41,7 @@ public final class SupervisorMetrics implements AutoCloseable {
     private final PrometheusRegistry registry = new PrometheusRegistry();
     private final Counter restarts;
     private final WorkerScrape scrape;
-    private final ExecutorService scrapers;
-    private final HTTPServer endpoint;
+    private final Endpoint endpoint;
 
     private SupervisorMetrics(MetricsConfig config, Supplier<List<Worker>> workers, IntSupplier alive) {
         GaugeWithCallback.builder().name("apx_supervisor_workers_alive").help("Worker processes running")
@@ -60,15 +54,11 @@ public final class SupervisorMetrics implements AutoCloseable {
         }
         scrape = new WorkerScrape(workers);
         registry.register(scrape);
-        // Two daemon threads, as a worker's endpoint: a scrape waits on the workers, never on the supervisor's loop.
-        scrapers = Executors.newFixedThreadPool(2, Thread.ofPlatform().name("apx-metrics-", 0).daemon(true).factory());
-        try {
-            endpoint = HTTPServer.builder().hostname(config.host()).port(config.port()).registry(registry)
-                    .executorService(scrapers).buildAndStart();
-        } catch (IOException e) {
-            scrapers.shutdownNow();
+        try { // a scrape waits on the workers on the endpoint's own threads, never on the supervisor's loop
+            endpoint = Endpoint.serve(config, registry);
+        } catch (RuntimeException e) {
             scrape.close();
-            throw new UncheckedIOException("cannot serve metrics on " + config.host() + ":" + config.port() + ": " + e.getMessage(), e);
+            throw e;
         }
     }
 
@@ -81,7 +71,7 @@ public final class SupervisorMetrics implements AutoCloseable {
     }
 
     public int port() {
-        return endpoint.getPort();
+        return endpoint.port();
     }
 
     public void restarted(Restart reason) {
@@ -91,7 +81,6 @@ public final class SupervisorMetrics implements AutoCloseable {
     @Override
     public void close() {
         endpoint.close();
-        scrapers.shutdownNow();
         scrape.close();
     }
 }
