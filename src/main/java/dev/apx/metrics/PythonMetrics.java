@@ -36,8 +36,11 @@ final class PythonMetrics implements GilWaitObserver, AutoCloseable {
     private volatile double ready = Double.NaN; // NaN: the loop has no readable ready queue (uvloop)
     private final Thread probe;
     private final Gauge tasks;
-    private volatile long[] collections = new long[3];
-    private volatile double[] pauses = new double[3];
+    /** One report's counts and pause totals together: a scrape never pairs a new count with an old pause. */
+    private record GcTotals(long[] collections, double[] pauses) {
+    }
+
+    private volatile GcTotals gc = new GcTotals(new long[3], new double[3]);
     private PyRef stop; // _apx._metrics.start's stop function; loop thread only
 
     PythonMetrics(PrometheusRegistry registry, Labels labels, Bridge bridge) {
@@ -64,7 +67,7 @@ final class PythonMetrics implements GilWaitObserver, AutoCloseable {
                 .constLabels(labels).register(registry);
         CounterWithCallback.builder().name("apx_python_gc_collections").help("Garbage collections, by generation")
                 .labelNames("generation").constLabels(labels).callback(callback -> {
-                    long[] now = collections;
+                    long[] now = gc.collections();
                     for (int g = 0; g < 3; g++) {
                         callback.call(now[g], GENERATIONS[g]);
                     }
@@ -72,7 +75,7 @@ final class PythonMetrics implements GilWaitObserver, AutoCloseable {
         CounterWithCallback.builder().name("apx_python_gc_pause_seconds")
                 .help("Time spent in garbage collections (the GIL is held throughout), by generation")
                 .labelNames("generation").constLabels(labels).callback(callback -> {
-                    double[] now = pauses;
+                    double[] now = gc.pauses();
                     for (int g = 0; g < 3; g++) {
                         callback.call(now[g], GENERATIONS[g]);
                     }
@@ -126,8 +129,7 @@ final class PythonMetrics implements GilWaitObserver, AutoCloseable {
             counts[g] = (Long) gcCollections[g];
             seconds[g] = (Double) gcPauses[g];
         }
-        collections = counts;
-        pauses = seconds;
+        gc = new GcTotals(counts, seconds);
     }
 
     @Override
