@@ -120,15 +120,21 @@ final class ExchangeHandler extends ChannelInboundHandlerAdapter {
         if (state.webSockets() != null && WebSocketUpgrade.requested(request)) {
             closing = true; // this handler is done with the connection
             discardQueue();
+            FirstRequest.started(ctx.channel());
             WebSocketUpgrade.begin(ctx, request, head(request), state);
             return;
         }
         state.inFlight().incrementAndGet();
+        FirstRequest.started(ctx.channel()); // after the increment: Server.drain reads them in the other order
         state.countRequest();
         RequestHead head = head(request);
         bodyDone = false;
         NettyResponse response = new NettyResponse(ctx.channel(), request, HttpUtil.isKeepAlive(request), this, state.config());
         currentResponse = response;
+        if (state.stopping().get()) { // a connection accepted just before the shutdown: its first request, served, is its last
+            stopping = true;
+            response.makeLastOnConnection();
+        }
         current = state.app().open(head, response);
     }
 
@@ -265,13 +271,13 @@ final class ExchangeHandler extends ChannelInboundHandlerAdapter {
     public void userEventTriggered(ChannelHandlerContext context, Object event) {
         if (event == ShutdownEvent.INSTANCE) {
             discardQueue(); // requests pipelined behind the current one are not started, as in Uvicorn
-            if (current == null) { // idle, or only dropping the rest of an answered body: nothing to finish
-                closing = true;
-                context.close();
-            } else { // the current request finishes, its upload included; the connection closes after it
+            if (current != null) { // the current request finishes, its upload included; the connection closes after it
                 stopping = true;
                 currentResponse.makeLastOnConnection();
-            }
+            } else if (!FirstRequest.awaited(context.channel())) { // idle: its client resends on a new connection
+                closing = true;
+                context.close();
+            } // else just accepted: its first request may be on the wire; it is served as the last (Server.drain waits a moment)
             return;
         }
         if (event instanceof IdleStateEvent) {

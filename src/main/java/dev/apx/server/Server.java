@@ -23,11 +23,15 @@ import java.util.concurrent.atomic.AtomicInteger;
  * {@link #drain} and {@link #close} are the graceful shutdown, in that order.
  */
 public final class Server implements AutoCloseable {
+    /** How long a graceful shutdown waits for the first request of a connection accepted just before it. */
+    static final Duration FIRST_REQUEST_GRACE = Duration.ofSeconds(2);
+
     private final ServerState state;
     private final EventLoopGroup boss;
     private final EventLoopGroup workers;
     private final Channel listener;
     private final Transport transport;
+    private volatile long stoppedAt;
 
     private Server(ServerState state, EventLoopGroup boss, EventLoopGroup workers, Channel listener, Transport transport) {
         this.state = state;
@@ -129,6 +133,11 @@ public final class Server implements AutoCloseable {
         return state.inFlight().get();
     }
 
+    /** Connections open now. */
+    int openConnections() {
+        return state.connections().size();
+    }
+
     /** Requests handed to the app so far. */
     public long requests() {
         return state.requests().get();
@@ -139,8 +148,13 @@ public final class Server implements AutoCloseable {
         return state.requestLimitReached();
     }
 
-    /** Closes the listening socket; idle connections close now, busy ones after their response. */
+    /**
+     * Closes the listening socket; idle connections close now, busy ones after their response, and
+     * ones accepted moments ago after their first request ({@link FirstRequest}).
+     */
     public void stopAccepting() {
+        stoppedAt = System.nanoTime();
+        state.stopping().set(true);
         listener.close().syncUninterruptibly();
         for (Channel channel : state.connections()) {
             channel.pipeline().fireUserEventTriggered(ShutdownEvent.INSTANCE);
@@ -154,16 +168,31 @@ public final class Server implements AutoCloseable {
         }
     }
 
-    /** Waits up to {@code timeout} for in-flight responses to complete; true if they all did. */
+    /**
+     * Waits up to {@code timeout} for in-flight responses to complete, and up to {@link #FIRST_REQUEST_GRACE}
+     * after {@link #stopAccepting} for connections that have not sent their first request; true if no response is left in flight.
+     */
     public boolean drain(Duration timeout) throws InterruptedException {
         long deadline = System.nanoTime() + timeout.toNanos();
-        while (inFlight() > 0) {
+        long firstRequestDeadline = stoppedAt + Math.min(FIRST_REQUEST_GRACE.toNanos(),
+                TimeUnit.SECONDS.toNanos(state.config().keepAliveTimeoutSeconds()));
+        // awaited() before inFlight(): a connection stops being awaited only after its request counts as in flight
+        while ((System.nanoTime() < firstRequestDeadline && anyAwaited()) || inFlight() > 0) {
             if (System.nanoTime() > deadline) {
-                return false;
+                return inFlight() == 0;
             }
             Thread.sleep(10);
         }
         return true;
+    }
+
+    private boolean anyAwaited() {
+        for (Channel channel : state.connections()) {
+            if (FirstRequest.awaited(channel)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     @Override

@@ -3,20 +3,22 @@ package dev.apx.server;
 import io.netty.channel.group.ChannelGroup;
 
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * What every connection of one server shares. Thread-safe. {@code webSockets} is null when they are
  * off. {@code requestLimitReached} completes when the {@code --limit-max-requests}th request arrives.
- * {@code observer} is {@link HttpObserver#NONE} unless metrics are on.
+ * {@code observer} is {@link HttpObserver#NONE} unless metrics are on. {@code stopping} turns true
+ * when the server stops accepting: a request that starts after it is the last on its connection.
  */
 public record ServerState(ServerConfig config, HttpApp app, ChannelGroup connections, AtomicInteger inFlight, WebSockets webSockets,
-                   AtomicLong requests, CompletableFuture<Void> requestLimitReached, HttpObserver observer) {
+                   AtomicLong requests, CompletableFuture<Void> requestLimitReached, HttpObserver observer, AtomicBoolean stopping) {
 
     ServerState(ServerConfig config, HttpApp app, ChannelGroup connections, AtomicInteger inFlight, WebSockets webSockets,
                 HttpObserver observer) {
-        this(config, app, connections, inFlight, webSockets, new AtomicLong(), new CompletableFuture<>(), observer);
+        this(config, app, connections, inFlight, webSockets, new AtomicLong(), new CompletableFuture<>(), observer, new AtomicBoolean());
     }
 
     ServerState(ServerConfig config, HttpApp app, ChannelGroup connections, AtomicInteger inFlight, WebSockets webSockets) {

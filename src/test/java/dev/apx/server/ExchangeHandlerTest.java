@@ -41,11 +41,14 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
  *   <li>HEAD: the app's body is not written; HTTP/1.0 keep-alive is announced</li>
  *   <li>shutdown while only the rest of an answered body is coming closes at once</li>
  *   <li>shutdown during an upload: the rest of the body still reaches the app; nothing pipelined opens</li>
+ *   <li>shutdown before a new connection's first request: that request is served (connection: close); an idle
+ *       keep-alive connection that has served one closes at once</li>
  * </ol>
  */
 class ExchangeHandlerTest {
     private final List<Recorded> opened = new ArrayList<>();
     private final AtomicInteger inFlight = new AtomicInteger();
+    private ServerState state;
     private EmbeddedChannel channel;
 
     /** One request as the app side saw it; {@code response} is answered by the test. */
@@ -99,7 +102,7 @@ class ExchangeHandlerTest {
             opened.add(recorded);
             return recorded;
         };
-        ServerState state = new ServerState(config, app, new DefaultChannelGroup(GlobalEventExecutor.INSTANCE), inFlight);
+        state = new ServerState(config, app, new DefaultChannelGroup(GlobalEventExecutor.INSTANCE), inFlight);
         channel = new EmbeddedChannel();
         channel.freezeTime();
         channel.pipeline().addLast(new ChannelSetup(state));
@@ -296,5 +299,31 @@ class ExchangeHandlerTest {
         assertThat(written()).contains("\r\nconnection: close\r\n").endsWith("got it");
         assertThat(channel.isOpen()).isFalse();
         assertThat(uris()).as("the pipelined request was not started").isEqualTo("[/upload]");
+    }
+
+    @Test
+    void case12ShutdownBeforeTheFirstRequestServesItThenCloses() throws Exception {
+        state.stopping().set(true); // as Server.stopAccepting, before the event
+        channel.pipeline().fireUserEventTriggered(ShutdownEvent.INSTANCE);
+        channel.runPendingTasks();
+        assertThat(channel.isOpen()).as("accepted just before the shutdown: its request may be on the wire").isTrue();
+        send("GET /first HTTP/1.1\r\nHost: t\r\n\r\nGET /second HTTP/1.1\r\nHost: t\r\n\r\n");
+        opened.getFirst().respond("served");
+        assertThat(written()).contains("\r\nconnection: close\r\n").endsWith("served");
+        assertThat(channel.isOpen()).isFalse();
+        assertThat(uris()).as("only the first request is served after the shutdown").isEqualTo("[/first]");
+    }
+
+    @Test
+    void case12bShutdownClosesAnIdleKeepAliveConnectionThatHasServedARequest() throws Exception {
+        send("GET /one HTTP/1.1\r\nHost: t\r\n\r\n");
+        opened.getFirst().respond("one");
+        assertThat(written()).endsWith("one");
+        assertThat(channel.isOpen()).isTrue();
+
+        state.stopping().set(true);
+        channel.pipeline().fireUserEventTriggered(ShutdownEvent.INSTANCE);
+        channel.runPendingTasks();
+        assertThat(channel.isOpen()).isFalse();
     }
 }

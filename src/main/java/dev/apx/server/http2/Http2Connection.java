@@ -2,6 +2,7 @@ package dev.apx.server.http2;
 
 import dev.apx.log.Log;
 import dev.apx.server.CancelEvent;
+import dev.apx.server.FirstRequest;
 import dev.apx.server.ShutdownEvent;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
@@ -19,6 +20,11 @@ import java.util.Set;
  */
 final class Http2Connection extends ChannelInboundHandlerAdapter {
     private final Set<StreamHandler> open = new HashSet<>();
+
+    @Override
+    public void handlerAdded(ChannelHandlerContext ctx) {
+        FirstRequest.started(ctx.channel()); // HTTP/2 has its own graceful end (GOAWAY)
+    }
 
     void opened(StreamHandler stream) {
         open.add(stream);
