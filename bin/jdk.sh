@@ -42,3 +42,13 @@ apx_java_args() { # JAR [train]
   fi
   APX_JAVA_ARGS+=(${user[@]+"${user[@]}"})
 }
+# The scheduling policy of the server's threads, in APX_EXEC_PREFIX: SCHED_BATCH unless APX_SCHED=normal.
+# Without wake-up preemption, a thread that hands work to another (Netty's and the asyncio loop's, on
+# one core) finishes its pass before the woken one runs, instead of being switched out at each hand-off:
+# fewer context switches, more work per switch (docs/benchmarks.md, "Issue 12, fifth session").
+apx_exec_prefix() {
+  APX_EXEC_PREFIX=()
+  if [ "${APX_SCHED:-batch}" != normal ] && command -v chrt >/dev/null 2>&1 && chrt -b 0 true 2>/dev/null; then
+    APX_EXEC_PREFIX=(chrt -b 0)
+  fi
+}

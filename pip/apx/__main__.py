@@ -8,7 +8,7 @@ import os
 import sys
 
 from apx._java import JavaNotFound
-from apx._launch import JarMissing, command, environment
+from apx._launch import JarMissing, batch_scheduling, command, environment
 
 
 def main(argv=None):
@@ -20,6 +20,7 @@ def main(argv=None):
         sys.exit(1)
     sys.stdout.flush()
     sys.stderr.flush()
+    batch_scheduling()
     os.execve(java_command[0], java_command, environment())
 
 

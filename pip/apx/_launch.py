@@ -42,6 +42,19 @@ def jvm_options(environ):
     return options + shlex.split(environ.get("APX_JAVA_OPTS", ""))
 
 
+def batch_scheduling(environ=None):
+    """SCHED_BATCH for this process (then the server's, which inherits it) unless APX_SCHED=normal,
+    as bin/apx does with chrt: no wake-up preemption between the server's threads (docs/server.md).
+    Quietly skipped where the OS has no such policy or refuses it."""
+    environ = os.environ if environ is None else environ
+    if environ.get("APX_SCHED", "batch") == "normal":
+        return
+    try:
+        os.sched_setscheduler(0, os.SCHED_BATCH, os.sched_param(0))
+    except (AttributeError, OSError):
+        pass
+
+
 def environment(environ=None):
     """The server's environment: the caller's, with APX_PYTHON naming this interpreter."""
     env = dict(os.environ if environ is None else environ)

@@ -15,7 +15,7 @@ import threading
 
 from apx import _options
 from apx._java import JavaNotFound
-from apx._launch import JarMissing, command, environment
+from apx._launch import JarMissing, batch_scheduling, command, environment
 
 STARTUP_FAILURE = 3  # uvicorn.config.STARTUP_FAILURE
 FORWARDED_SIGNALS = ("SIGINT", "SIGTERM", "SIGHUP", "SIGTTIN", "SIGTTOU")
@@ -116,7 +116,7 @@ def _run_child(java_command, env, pass_fds=()):
                 previous[number] = signal.signal(number, forward)
     try:
         process = subprocess.Popen(java_command, env=env, process_group=0, pass_fds=pass_fds,
-                                   preexec_fn=_die_with_parent_hook())
+                                   preexec_fn=_child_setup(env))
         for signum in pending:
             process.send_signal(signum)
         return process.wait()
@@ -126,6 +126,19 @@ def _run_child(java_command, env, pass_fds=()):
         if process is not None and process.poll() is None:  # an exception here (not a signal): leave no server behind
             process.terminate()
             process.wait()
+
+
+def _child_setup(env):
+    """The preexec_fn of the server: SCHED_BATCH as the launchers give it (this Python keeps its own
+    policy), and SIGTERM when this Python dies."""
+    die_with_parent = _die_with_parent_hook()
+
+    def setup():
+        batch_scheduling(env)
+        if die_with_parent is not None:
+            die_with_parent()
+
+    return setup
 
 
 def _die_with_parent_hook():

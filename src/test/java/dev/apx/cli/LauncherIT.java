@@ -44,6 +44,8 @@ class LauncherIT {
     static Path trained;
     @TempDir
     Path tmp;
+    private final Map<String, String> env = new TreeMap<>();
+    private java.util.Set<Integer> policies; // the scheduling policy of every thread of the last server, while it served
 
     /** One training run for the class: an install whose target/apx.aot bin/apx-aot wrote. */
     @BeforeAll
@@ -65,6 +67,16 @@ class LauncherIT {
         assertThat(log).doesNotContain("[aot]", "AOT cache");
         // Loaded from the cache ("shared objects file"), not from the jar: the launcher passed it and the JVM took it.
         assertThat(Files.readAllLines(classes)).anyMatch(line -> line.contains("dev.apx.cli.Main ") && line.contains("shared objects file"));
+    }
+
+    /** bin/apx starts the JVM under SCHED_BATCH (policy 3), so every thread it starts has it; APX_SCHED=normal opts out. */
+    @Test
+    void everyThreadRunsUnderSchedBatchUnlessApxSchedIsNormal() throws Exception {
+        serve(trained, List.of(), "");
+        assertThat(policies).as("policies of the server's threads").containsExactly(3);
+        env.put("APX_SCHED", "normal");
+        serve(trained, List.of(), "");
+        assertThat(policies).containsExactly(0);
     }
 
     @Test
@@ -122,6 +134,7 @@ class LauncherIT {
                 .redirectOutput(stdout.toFile()).redirectError(stderr.toFile());
         builder.environment().put("APX_JAVA_OPTS", javaOpts);
         builder.environment().remove("VIRTUAL_ENV");
+        builder.environment().putAll(env);
         Process process = builder.start();
         try {
             int port = awaitPort(process, stderr);
@@ -130,6 +143,7 @@ class LauncherIT {
                     HttpResponse.BodyHandlers.ofString());
             assertThat(response.statusCode()).isEqualTo(200);
             assertThat(response.body()).isEqualTo("Hello, world!");
+            policies = SchedulingPolicy.ofThreads(process.pid());
             process.destroy();
             assertThat(process.waitFor(30, TimeUnit.SECONDS)).as("apx exits on SIGTERM").isTrue();
             assertThat(process.exitValue()).isZero();

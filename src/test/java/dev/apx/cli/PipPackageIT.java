@@ -104,6 +104,7 @@ class PipPackageIT {
 
         String body = served.get("/");
         assertWhere(body);
+        assertThat(SchedulingPolicy.ofThreads(served.process.pid())).as("SCHED_BATCH, as bin/apx starts it").containsExactly(3);
         List<String> jvmArgs = List.of(Files.readString(Path.of("/proc/" + served.process.pid() + "/cmdline")).split("\0"));
         assertThat(jvmArgs).as("the shipped JVM options, then APX_JAVA_OPTS")
                 .containsSubsequence("@" + venv.resolve("lib/python3.12/site-packages/apx/jvm.options"), "-Dapx.pip.test=1", "-jar");
@@ -134,6 +135,8 @@ class PipPackageIT {
         Served served = serve(List.of(venv.resolve("bin/python").toString(), appDir.resolve("where.py").toString()));
 
         assertWhere(served.get("/"));
+        assertThat(SchedulingPolicy.ofThreads(served.serverPid())).as("the server: SCHED_BATCH").containsExactly(3);
+        assertThat(SchedulingPolicy.ofThreads(served.process.pid())).as("the caller's Python keeps its policy").containsExactly(0);
         Result result = served.stop();
 
         assertThat(result.exitCode()).as(result.stderr()).isZero();
