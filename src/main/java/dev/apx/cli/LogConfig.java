@@ -7,7 +7,8 @@ import dev.apx.python.PythonException;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.Semaphore;
 
 /**
  * {@code --log-config FILE}: the file is applied as Uvicorn applies it ({@code _apx._logging}), then
@@ -25,7 +26,10 @@ final class LogConfig implements Log.Sink {
     private final PyRef server;
     private final PyRef access;
     private final PyRef threshold;
-    private final LinkedBlockingQueue<Object[]> queue = new LinkedBlockingQueue<>();
+    private final ConcurrentLinkedQueue<Object[]> queue = new ConcurrentLinkedQueue<>();
+    // one permit per queued record: apx-log waits on it, and takes records only under the GIL, so
+    // they leave the queue in order whoever emits them
+    private final Semaphore queued = new Semaphore(0);
     private final ThreadLocal<boolean[]> emitting = ThreadLocal.withInitial(() -> new boolean[1]);
 
     private LogConfig(Interpreter interpreter, PyRef server, PyRef access, PyRef threshold) {
@@ -114,6 +118,7 @@ final class LogConfig implements Log.Sink {
             emit(record);
         } else {
             queue.add(record); // no GIL here, or a line logged while a record is emitted
+            queued.release();
         }
     }
 
@@ -125,11 +130,9 @@ final class LogConfig implements Log.Sink {
     private void emitQueued() {
         while (true) {
             try {
-                Object[] first = queue.take();
-                interpreter.run(gil -> {
-                    emit(first);
-                    emitAll();
-                });
+                queued.acquire();
+                queued.drainPermits(); // a record queued after this has its own permit: no wake-up lost
+                interpreter.run(gil -> emitAll());
             } catch (InterruptedException e) {
                 return;
             } catch (RuntimeException e) {
