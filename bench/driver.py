@@ -117,7 +117,8 @@ WORKLOADS = [
     Workload("h2-tls-plaintext", "raw:hello", "/", expect_bytes=13, h2=True, tls=True,
              note="h2 over TLS (ALPN), h2load -m 10; p50 = mean, p99 = max latency"),
     Workload("tls-handshakes", "raw:hello", "/", expect_bytes=13, tls=True, close=True,
-             note="Connection: close over HTTPS: one full TLS 1.3 handshake per request; req/s = handshakes/s"),
+             note="Connection: close over HTTPS: a new connection per request, on which wrk resumes its TLS session "
+                  "(SSL_clear keeps it); req/s = resumed handshakes/s. Full handshakes: bench/tls-handshakes"),
 ]
 CERTS = ROOT / "target" / "bench-certs"
 
