@@ -128,6 +128,7 @@ async def trailers(scope, receive, send):
 
 async def wait_disconnect(scope, receive, send):
     await read_body(receive)
+    events.append("waiting")
     message = await receive()
     events.append(message["type"])
 
@@ -135,6 +136,7 @@ async def wait_disconnect(scope, receive, send):
 async def sleep_forever(scope, receive, send):
     try:
         await read_body(receive)
+        events.append("sleeping")
         await asyncio.sleep(3600)
     except asyncio.CancelledError:
         events.append("cancelled")
