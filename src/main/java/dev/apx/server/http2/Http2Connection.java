@@ -11,15 +11,23 @@ import io.netty.handler.timeout.IdleStateEvent;
 
 import java.util.HashSet;
 import java.util.Set;
+import java.util.concurrent.TimeUnit;
 
 /**
  * The server's events on one HTTP/2 connection (after the frame codec): at shutdown, GOAWAY (the
  * codec's graceful close: streams in flight finish, no new one starts, then the connection
  * closes); at the graceful timeout, each running stream's app is cancelled; idle for
- * {@code --timeout-keep-alive} with no stream open, the connection closes. Event loop only.
+ * {@code --timeout-keep-alive} with no stream open since the last one ended, the connection closes
+ * (as HTTP/1.1 counts from the last response). Event loop only.
  */
 final class Http2Connection extends ChannelInboundHandlerAdapter {
     private final Set<StreamHandler> open = new HashSet<>();
+    private final long keepAliveNanos;
+    private long lastStreamEnded = System.nanoTime();
+
+    Http2Connection(int keepAliveSeconds) {
+        this.keepAliveNanos = TimeUnit.SECONDS.toNanos(keepAliveSeconds);
+    }
 
     @Override
     public void handlerAdded(ChannelHandlerContext ctx) {
@@ -32,6 +40,7 @@ final class Http2Connection extends ChannelInboundHandlerAdapter {
 
     void closed(StreamHandler stream) {
         open.remove(stream);
+        lastStreamEnded = System.nanoTime();
     }
 
     @Override
@@ -47,7 +56,9 @@ final class Http2Connection extends ChannelInboundHandlerAdapter {
             return;
         }
         if (event instanceof IdleStateEvent) {
-            if (open.isEmpty()) {
+            // The idle timer counts frames, and a stream that just ended (a reset written but not yet
+            // flushed) may not count: closing then cut the client off before its RST_STREAM arrived.
+            if (open.isEmpty() && System.nanoTime() - lastStreamEnded >= keepAliveNanos) {
                 ctx.close();
             }
             return;

@@ -66,7 +66,7 @@ public final class Http2Setup {
     }
 
     private static ChannelHandler[] streamHandlers(ServerState state) {
-        Http2Connection connection = new Http2Connection();
+        Http2Connection connection = new Http2Connection(state.config().keepAliveTimeoutSeconds());
         HttpObserver observer = state.observer();
         Http2MultiplexHandler streams = new Http2MultiplexHandler(new ChannelInitializer<Channel>() {
             @Override
