@@ -1,7 +1,6 @@
 package dev.apx.server;
 
 import dev.apx.log.Log;
-import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelPromise;
@@ -197,7 +196,7 @@ final class NettyResponse implements Response {
         if (phase.get() == PREEMPTED) {
             return;
         }
-        Object content = !noBody && data.length > 0 ? new DefaultHttpContent(Unpooled.wrappedBuffer(data)) : null;
+        Object content = !noBody && data.length > 0 ? new DefaultHttpContent(OffHeap.copy(channel, data)) : null;
         if (more || trailersPending) {
             writeMiddle(content, true);
         } else {

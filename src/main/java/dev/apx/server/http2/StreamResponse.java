@@ -2,9 +2,9 @@ package dev.apx.server.http2;
 
 import dev.apx.log.Log;
 import dev.apx.server.DateHeader;
+import dev.apx.server.OffHeap;
 import dev.apx.server.Response;
 import dev.apx.server.ServerConfig;
-import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelFuture;
 import io.netty.handler.codec.http2.DefaultHttp2DataFrame;
 import io.netty.handler.codec.http2.DefaultHttp2Headers;
@@ -100,7 +100,7 @@ final class StreamResponse implements Response {
             }
             return;
         }
-        ChannelFuture written = channel.writeAndFlush(new DefaultHttp2DataFrame(Unpooled.wrappedBuffer(data), end));
+        ChannelFuture written = channel.writeAndFlush(new DefaultHttp2DataFrame(OffHeap.copy(channel, data), end));
         if (end) {
             finished(written);
         }
