@@ -31,7 +31,7 @@ public final class Server implements AutoCloseable {
     private final EventLoopGroup workers;
     private final Channel listener;
     private final Transport transport;
-    private volatile long stoppedAt;
+    private volatile long firstRequestDeadline; // System.nanoTime() value, set by stopAccepting
 
     private Server(ServerState state, EventLoopGroup boss, EventLoopGroup workers, Channel listener, Transport transport) {
         this.state = state;
@@ -153,7 +153,8 @@ public final class Server implements AutoCloseable {
      * ones accepted moments ago after their first request ({@link FirstRequest}).
      */
     public void stopAccepting() {
-        stoppedAt = System.nanoTime();
+        firstRequestDeadline = System.nanoTime() + Math.min(FIRST_REQUEST_GRACE.toNanos(),
+                TimeUnit.SECONDS.toNanos(state.config().keepAliveTimeoutSeconds()));
         state.stopping().set(true);
         listener.close().syncUninterruptibly();
         for (Channel channel : state.connections()) {
@@ -174,10 +175,8 @@ public final class Server implements AutoCloseable {
      */
     public boolean drain(Duration timeout) throws InterruptedException {
         long deadline = System.nanoTime() + timeout.toNanos();
-        long firstRequestDeadline = stoppedAt + Math.min(FIRST_REQUEST_GRACE.toNanos(),
-                TimeUnit.SECONDS.toNanos(state.config().keepAliveTimeoutSeconds()));
         // awaited() before inFlight(): a connection stops being awaited only after its request counts as in flight
-        while ((System.nanoTime() < firstRequestDeadline && anyAwaited()) || inFlight() > 0) {
+        while ((System.nanoTime() - firstRequestDeadline < 0 && anyAwaited()) || inFlight() > 0) {
             if (System.nanoTime() > deadline) {
                 return inFlight() == 0;
             }
