@@ -2,6 +2,7 @@ package dev.apx.server;
 
 import org.junit.jupiter.api.Test;
 
+import java.io.IOException;
 import java.io.OutputStream;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
@@ -20,10 +21,7 @@ class GracefulShutdownTest {
     @Test
     void aConnectionAcceptedJustBeforeTheShutdownHasItsFirstRequestServed() throws Exception {
         try (TestServer server = new TestServer("apxtest.http_apps", "app");
-             Socket socket = new Socket("127.0.0.1", server.port())) {
-            socket.setSoTimeout(10_000);
-            awaitAccepted(server);
-            server.server.stopAccepting();
+             Socket socket = acceptedThenStopped(server)) {
             CompletableFuture<Boolean> drained = CompletableFuture.supplyAsync(() -> {
                 try {
                     return server.server.drain(Duration.ofSeconds(10));
@@ -45,10 +43,7 @@ class GracefulShutdownTest {
     @Test
     void anUnusedConnectionDoesNotHoldTheShutdownLongerThanTheGrace() throws Exception {
         try (TestServer server = new TestServer("apxtest.http_apps", "app");
-             Socket socket = new Socket("127.0.0.1", server.port())) {
-            socket.setSoTimeout(10_000);
-            awaitAccepted(server);
-            server.server.stopAccepting();
+             Socket ignored = acceptedThenStopped(server)) {
             long started = System.nanoTime();
             assertThat(server.server.drain(Duration.ofSeconds(30))).isTrue();
             assertThat(Duration.ofNanos(System.nanoTime() - started))
@@ -57,9 +52,14 @@ class GracefulShutdownTest {
         }
     }
 
-    private static void awaitAccepted(TestServer server) throws InterruptedException {
+    /** A connection the server has accepted, with nothing sent on it yet; then the server stops accepting. */
+    private static Socket acceptedThenStopped(TestServer server) throws IOException, InterruptedException {
+        Socket socket = new Socket("127.0.0.1", server.port());
+        socket.setSoTimeout(10_000);
         for (long deadline = System.nanoTime() + 10_000_000_000L; server.server.openConnections() == 0; Thread.sleep(5)) {
             assertThat(System.nanoTime()).as("the server accepted the connection").isLessThan(deadline);
         }
+        server.server.stopAccepting();
+        return socket;
     }
 }
