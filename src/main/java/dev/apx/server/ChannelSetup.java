@@ -32,7 +32,6 @@ final class ChannelSetup extends ChannelInitializer<Channel> {
 
     @Override
     protected void initChannel(Channel channel) {
-        state.connections().add(channel);
         // First, for every protocol: the keep-alive idle timer also closes a connection that never
         // says which protocol it speaks.
         channel.pipeline().addLast("idle", new IdleStateHandler(0, 0, state.config().keepAliveTimeoutSeconds()));

@@ -81,6 +81,7 @@ public final class Server implements AutoCloseable {
             ServerBootstrap bootstrap = new ServerBootstrap()
                     .group(boss, workers)
                     .option(ChannelOption.SO_BACKLOG, config.backlog())
+                    .handler(new AcceptedConnections(state.connections()))
                     .childHandler(new ChannelSetup(state));
             Channel listener;
             if (inherited != null) {
@@ -138,6 +139,11 @@ public final class Server implements AutoCloseable {
         return state.connections().size();
     }
 
+    /** The threads that run the connections' I/O (for tests that need them busy). */
+    EventLoopGroup ioThreads() {
+        return workers;
+    }
+
     /** Requests handed to the app so far. */
     public long requests() {
         return state.requests().get();
@@ -157,6 +163,8 @@ public final class Server implements AutoCloseable {
                 TimeUnit.SECONDS.toNanos(state.config().keepAliveTimeoutSeconds()));
         state.stopping().set(true);
         listener.close().syncUninterruptibly();
+        // Every connection accepted so far is in the group, and its thread is assigned (the acceptor
+        // runs before the close): an event fired now runs after its pipeline is set up.
         for (Channel channel : state.connections()) {
             channel.pipeline().fireUserEventTriggered(ShutdownEvent.INSTANCE);
         }
