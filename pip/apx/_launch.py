@@ -1,8 +1,10 @@
 """The java command that runs the apx.jar shipped in this package.
 
-JVM options: the java @argfile jvm.options beside the jar (bin/jvm.options, the one file every
-launcher passes), then -XX:AOTCache=apx.aot -Xlog:aot=off when an AOT cache beside the jar is not
-older than it (bin/apx's rule; the wheel ships none, see docs/pip.md), then $APX_JAVA_OPTS.
+JVM options, as bin/jdk.sh's apx_java_args: the java @argfile jvm.options beside the jar
+(bin/jvm.options, the one file every launcher passes), then -XX:AOTCache=apx.aot -Xlog:aot=off when
+an AOT cache beside the jar is not older than it (the wheel ships none, see docs/pip.md) and the JVM
+accepts it with the user's options, then -XX:-UseSerialGC when $APX_JAVA_OPTS selects a collector
+(the JVM refuses two), then $APX_JAVA_OPTS.
 The embedded Python is the one this launcher runs on: APX_PYTHON is set to sys.executable unless
 the caller set it (a --python flag still wins, as always).
 """
@@ -29,17 +31,35 @@ def command(args, environ=None):
     if not os.path.isfile(JAR):
         raise JarMissing("%s is missing: this apx package is incomplete; reinstall it from a wheel built by bin/wheel" % JAR)
     java = find_java(environ)
-    return [java, *jvm_options(environ), "-jar", JAR, *args]
+    return [java, *jvm_options(java, environ), "-jar", JAR, *args]
 
 
-def jvm_options(environ):
-    options = ["@" + JVM_OPTIONS] if os.path.isfile(JVM_OPTIONS) else ["--enable-native-access=ALL-UNNAMED", "-Xss4m"]
+def jvm_options(java, environ):
+    base = ["@" + JVM_OPTIONS] if os.path.isfile(JVM_OPTIONS) else ["--enable-native-access=ALL-UNNAMED", "-Xss4m"]
+    user = shlex.split(environ.get("APX_JAVA_OPTS", ""))
+    rest = (["-XX:-UseSerialGC"] if any(o.startswith("-XX:+Use") and o.endswith("GC") for o in user) else []) + user
     try:
-        if os.path.getmtime(AOT_CACHE) >= os.path.getmtime(JAR):
-            options += ["-XX:AOTCache=" + AOT_CACHE, "-Xlog:aot=off"]
+        fresh = os.path.getmtime(AOT_CACHE) >= os.path.getmtime(JAR)
     except OSError:
-        pass  # no cache
-    return options + shlex.split(environ.get("APX_JAVA_OPTS", ""))
+        fresh = False  # no cache
+    aot = ["-XX:AOTCache=" + AOT_CACHE, "-Xlog:aot=off"] if fresh else []
+    if aot and user and _refuses_cache(java, base + aot + rest):
+        sys.stderr.write("apx: the JVM cannot use the AOT cache with APX_JAVA_OPTS=%r (its heap is too small at start); "
+                         "starting without it\n" % environ.get("APX_JAVA_OPTS"))
+        aot = []
+    return base + aot + rest
+
+
+def _refuses_cache(java, options):
+    # A heap whose initial old generation cannot hold the cache's archived objects (-Xmn at or near
+    # -Xms) makes the JVM refuse to start at all; any other mismatch only costs the speed-up.
+    import subprocess
+    try:
+        probe = subprocess.run([java, *options, "-jar", JAR, "--version"], stdin=subprocess.DEVNULL,
+                               capture_output=True, text=True, timeout=60)
+    except (OSError, subprocess.SubprocessError):
+        return False
+    return "Unable to use AOT cache" in probe.stdout + probe.stderr
 
 
 def batch_scheduling(environ=None):

@@ -129,6 +129,44 @@ class PipPackageIT {
         assertThat(result.stdout()).doesNotContain("GET /");
     }
 
+    /** APX_JAVA_OPTS that choose another collector replace the shipped one (the JVM refuses two), as with bin/apx. */
+    @Test
+    void aCollectorInApxJavaOptsReplacesTheShippedOne() throws Exception {
+        Served served = serve(List.of(venv.resolve("bin/apx").toString(), "--port", "0", "--app-dir", appDir.toString(), "--no-access-log",
+                "where:app"), Map.of("APX_JAVA_OPTS", "-XX:+UseParallelGC"));
+        assertWhere(served.get("/"));
+        List<String> jvmArgs = List.of(Files.readString(Path.of("/proc/" + served.process.pid() + "/cmdline")).split("\0"));
+        assertThat(jvmArgs).containsSubsequence("-XX:-UseSerialGC", "-XX:+UseParallelGC", "-jar");
+        Result result = served.stop();
+        assertThat(result.exitCode()).as(result.stderr()).isZero();
+    }
+
+    /**
+     * An AOT cache beside the jar (trained here by bin/apx-aot) that the JVM refuses to start with under the
+     * user's heap options (-Xmn at -Xms): the launcher finds out and starts without it.
+     */
+    @Test
+    void aCacheTheJvmRefusesWithTheUsersHeapOptionsIsLeftOut() throws Exception {
+        Path jar = venv.resolve("lib/python3.12/site-packages/apx/apx.jar");
+        Path cache = jar.resolveSibling("apx.aot");
+        ProcessBuilder training = new ProcessBuilder(REPO.resolve("bin/apx-aot").toString(), "--python", venv.resolve("bin/python").toString(),
+                jar.toString()).redirectErrorStream(true).redirectOutput(tmp.resolve("training.txt").toFile());
+        training.environment().put("APX_AOT_ROUNDS", "1");
+        try {
+            assertThat(training.start().waitFor()).as(Files.readString(tmp.resolve("training.txt"))).isZero();
+            Served served = serve(List.of(venv.resolve("bin/apx").toString(), "--port", "0", "--app-dir", appDir.toString(), "--no-access-log",
+                    "where:app"), Map.of("APX_JAVA_OPTS", "-Xmn15m"));
+            assertWhere(served.get("/"));
+            List<String> jvmArgs = List.of(Files.readString(Path.of("/proc/" + served.process.pid() + "/cmdline")).split("\0"));
+            assertThat(jvmArgs).contains("-Xmn15m").noneMatch(arg -> arg.startsWith("-XX:AOTCache"));
+            Result result = served.stop();
+            assertThat(result.exitCode()).as(result.stderr()).isZero();
+            assertThat(result.stderr()).contains("apx: the JVM cannot use the AOT cache with APX_JAVA_OPTS='-Xmn15m'");
+        } finally {
+            Files.deleteIfExists(cache); // the other tests run without a cache, as the wheel ships none
+        }
+    }
+
     @Test
     void apxRunServesAsAChildAndReturnsNoneAfterTheForwardedSigterm() throws Exception {
         // Started from another directory: "where:app" imports from the script's directory, as with uvicorn.run.
