@@ -3,7 +3,15 @@ package dev.apx.metrics;
 import dev.apx.bridge.Bridge;
 import dev.apx.server.HttpObserver;
 import dev.apx.server.Server;
-import io.prometheus.metrics.instrumentation.jvm.JvmMetrics;
+import io.prometheus.metrics.instrumentation.jvm.JvmBufferPoolMetrics;
+import io.prometheus.metrics.instrumentation.jvm.JvmClassLoadingMetrics;
+import io.prometheus.metrics.instrumentation.jvm.JvmCompilationMetrics;
+import io.prometheus.metrics.instrumentation.jvm.JvmGarbageCollectorMetrics;
+import io.prometheus.metrics.instrumentation.jvm.JvmMemoryMetrics;
+import io.prometheus.metrics.instrumentation.jvm.JvmNativeMemoryMetrics;
+import io.prometheus.metrics.instrumentation.jvm.JvmRuntimeInfoMetric;
+import io.prometheus.metrics.instrumentation.jvm.JvmThreadsMetrics;
+import io.prometheus.metrics.instrumentation.jvm.ProcessMetrics;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import io.prometheus.metrics.model.snapshots.Labels;
 
@@ -27,9 +35,27 @@ public final class Metrics implements AutoCloseable {
 
     private Metrics(MetricsConfig config) {
         labels = config.worker() == null ? Labels.EMPTY : Labels.of("worker", config.worker());
-        JvmMetrics.builder().constLabels(labels).register(registry);
+        registerJvmMetrics();
         http = new HttpMetrics(registry, labels);
         endpoint = Endpoint.serve(config, registry);
+    }
+
+    /**
+     * The library's standard JVM and process series (its JvmMetrics) but one: the allocation counters
+     * ({@code jvm_memory_pool_allocated_bytes_total}) come from a listener the JVM calls after every
+     * collection, and young collections come tens of times a second under load, each waking a thread
+     * that preempts the server's (docs/metrics.md, "Cost"). All the others are read at scrape time.
+     */
+    private void registerJvmMetrics() {
+        JvmThreadsMetrics.builder().constLabels(labels).register(registry);
+        JvmBufferPoolMetrics.builder().constLabels(labels).register(registry);
+        JvmClassLoadingMetrics.builder().constLabels(labels).register(registry);
+        JvmCompilationMetrics.builder().constLabels(labels).register(registry);
+        JvmGarbageCollectorMetrics.builder().constLabels(labels).register(registry);
+        JvmMemoryMetrics.builder().constLabels(labels).register(registry);
+        JvmNativeMemoryMetrics.builder().constLabels(labels).register(registry);
+        JvmRuntimeInfoMetric.builder().constLabels(labels).register(registry);
+        ProcessMetrics.builder().constLabels(labels).register(registry);
     }
 
     /** Binds the endpoint ({@code http://host:port/metrics}) and registers the JVM's series. */
