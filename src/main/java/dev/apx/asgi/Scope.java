@@ -1,9 +1,9 @@
 package dev.apx.asgi;
 
+import dev.apx.server.PercentDecoding;
 import dev.apx.server.RequestHead;
 import dev.apx.server.tls.TlsSession;
 
-import java.io.ByteArrayOutputStream;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -142,23 +142,11 @@ record Scope(String httpVersion, String method, String scheme, String path, byte
         return value.getBytes(StandardCharsets.ISO_8859_1);
     }
 
-    /** %XX decoding as UTF-8 (invalid sequences become U+FFFD), '+' kept: urllib.parse.unquote. */
+    /**
+     * %XX and raw UTF-8 decoded (invalid sequences become U+FFFD), '+' kept: the ASGI spec's path,
+     * urllib.parse.unquote applied to the target's bytes.
+     */
     static String percentDecode(String raw) {
-        if (raw.indexOf('%') < 0) {
-            return raw;
-        }
-        ByteArrayOutputStream bytes = new ByteArrayOutputStream(raw.length());
-        for (int i = 0; i < raw.length(); i++) {
-            char c = raw.charAt(i);
-            if (c == '%' && i + 2 < raw.length()
-                    && Character.digit(raw.charAt(i + 1), 16) >= 0 && Character.digit(raw.charAt(i + 2), 16) >= 0) {
-                bytes.write(Integer.parseInt(raw, i + 1, i + 3, 16));
-                i += 2;
-            } else {
-                byte[] encoded = String.valueOf(c).getBytes(StandardCharsets.UTF_8);
-                bytes.write(encoded, 0, encoded.length);
-            }
-        }
-        return bytes.toString(StandardCharsets.UTF_8);
+        return PercentDecoding.plain(raw) ? raw : new String(PercentDecoding.toBytes(raw), StandardCharsets.UTF_8);
     }
 }

@@ -2,9 +2,9 @@ package dev.apx.wsgi;
 
 import dev.apx.asgi.AsgiConfig;
 import dev.apx.asgi.ProxyHeaders;
+import dev.apx.server.PercentDecoding;
 import dev.apx.server.RequestHead;
 
-import java.io.ByteArrayOutputStream;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.HashMap;
@@ -95,20 +95,6 @@ record Environ(String method, String scriptName, String pathInfo, String querySt
 
     /** %XX decoded to bytes, one char each (urllib's unquote_to_bytes, then latin-1); '+' kept. */
     static String percentDecode(String raw) {
-        if (raw.indexOf('%') < 0) {
-            return raw;
-        }
-        ByteArrayOutputStream bytes = new ByteArrayOutputStream(raw.length());
-        for (int i = 0; i < raw.length(); i++) {
-            char c = raw.charAt(i);
-            if (c == '%' && i + 2 < raw.length()
-                    && Character.digit(raw.charAt(i + 1), 16) >= 0 && Character.digit(raw.charAt(i + 2), 16) >= 0) {
-                bytes.write(Integer.parseInt(raw, i + 1, i + 3, 16));
-                i += 2;
-            } else {
-                bytes.write(c); // the head is ISO-8859-1: one byte per char
-            }
-        }
-        return bytes.toString(StandardCharsets.ISO_8859_1);
+        return raw.indexOf('%') < 0 ? raw : new String(PercentDecoding.toBytes(raw), StandardCharsets.ISO_8859_1);
     }
 }

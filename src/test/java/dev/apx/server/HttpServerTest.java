@@ -96,6 +96,16 @@ class HttpServerTest {
         assertThat(scope).contains("\"http_version\": \"1.0\"").contains("\"query_string\": \"x\"");
     }
 
+    /** UTF-8 sent unescaped (obs-text, which the decoder accepts) is decoded as the ASGI spec says, alone or beside %XX. */
+    @Test
+    void rawUtf8InThePathIsDecodedAsUtf8() {
+        String cafe = "caf\u00c3\u00a9"; // the bytes of "café" in UTF-8, one char each (RawHttp sends ISO-8859-1)
+        assertThat(RawHttp.exchange(server.port(), "GET /path/" + cafe + " HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n"))
+                .startsWith("HTTP/1.1 200 ").contains("\"path\": \"/path/caf\\u00e9\"");
+        assertThat(RawHttp.exchange(server.port(), "GET /path/" + cafe + "/%C3%A9%20x HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n"))
+                .startsWith("HTTP/1.1 200 ").contains("\"path\": \"/path/caf\\u00e9/\\u00e9 x\"");
+    }
+
     @Test
     void chunkedRequestBodyIsStreamedToTheApp() {
         String response = RawHttp.exchange(server.port(), "POST /echo HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n"
