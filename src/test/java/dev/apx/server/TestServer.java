@@ -71,8 +71,9 @@ public final class TestServer implements AutoCloseable {
         }
         http = new AsgiHttp(bridge, app, state, asgiConfig);
         webSocket = webSockets == null ? null : new AsgiWebSocket(bridge, app, state, asgiConfig);
-        // As the CLI: the loop thread runs the sockets' I/O, except for the tests of the CALLER start
-        // mode, which need callers (Netty's threads) to start requests.
+        // The loop thread runs the sockets' I/O (the CLI's --io loop), except with the CALLER start mode,
+        // which needs callers (Netty's threads) to start requests: the CLI's default, --io threads with
+        // asyncio. Most tests here use the first; the CLI tests (cli/*IT) run the default.
         IoHost host = bridge.startMode() == StartMode.CALLER ? null : new LoopIoHost(bridge);
         server = Server.start(config.withPort(0), http, webSocket == null ? null : new WebSockets(webSocket, webSockets), host);
     }
