@@ -61,7 +61,13 @@ def summarise(runs):
             if is_apx(row["server"]) and uvicorn else None
         metrics_off = by_key.get((row["workload"], row["connections"], "apx")) if row["server"] == "apx-metrics" else None
         if metrics_off:  # the --metrics row: its cost, on against off in the same run (METRICS_COST_TARGET)
-            row["vs_metrics_off"] = row["rps"] / metrics_off["rps"]
+            # the median of the rounds' ratios: each round's on and off ran back to back, so the VM's
+            # drift (10-20 % over minutes) cancels, which a ratio of means over the rounds does not
+            on_runs = {r["rep"]: r for r in runs if (r["workload"], r["connections"], r["server"]) == (row["workload"], row["connections"], "apx-metrics")}
+            off_runs = {r["rep"]: r for r in runs if (r["workload"], r["connections"], r["server"]) == (row["workload"], row["connections"], "apx")}
+            reps = sorted(set(on_runs) & set(off_runs))
+            row["vs_metrics_off"] = statistics.median(on_runs[i]["rps"] / off_runs[i]["rps"] for i in reps) if reps \
+                else row["rps"] / metrics_off["rps"]
             row["cpu_vs_metrics_off"] = row["per_cpu_s"] / metrics_off["per_cpu_s"] if metrics_off["per_cpu_s"] else None
     for row in rows:  # the WSGI rows: apx against Gunicorn too
         gunicorn = by_key.get((row["workload"], row["connections"], "gunicorn"))
