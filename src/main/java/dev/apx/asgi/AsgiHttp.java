@@ -79,12 +79,16 @@ public final class AsgiHttp implements HttpApp, AutoCloseable {
             response.logClientAs(scope.client()[0] + ":" + scope.client()[1]);
         }
         Object[] arguments = scope.runArguments(handle);
-        Request request = bridge.start((gil, started) -> run.call(gil, arguments),
+        Runnable start = () -> cycle.started(bridge.start((gil, started) -> run.call(gil, arguments),
                 (gil, done, result, error) -> {
                     cycles.remove(handle);
                     cycle.completed(error);
-                }, head.method() + " " + head.uri(), config.resetContextvars());
-        cycle.started(request);
+                }, head.method() + " " + head.uri(), config.resetContextvars()));
+        if (head.bodyless()) {
+            start.run();
+        } else {
+            cycle.startAfterRead(start); // the body that came with the head goes first (HttpCycle.startAfterRead)
+        }
         return cycle;
     }
 

@@ -44,12 +44,45 @@ final class HttpCycle implements Exchange {
     private final PendingFuture pendingReceive;
     private final PendingFuture pendingSend;
     private Request request;
+    private Runnable deferredStart; // the app's start, held until the connection delivered what it read (startAfterRead)
 
     HttpCycle(Bridge bridge, Response response) {
         this.bridge = bridge;
         this.pendingReceive = new PendingFuture(bridge);
         this.pendingSend = new PendingFuture(bridge);
         this.response = response;
+    }
+
+    /**
+     * Starts the app with {@code start} once the connection has delivered what it read with the
+     * head ({@link #readComplete}), or the whole body, or as soon as reading would pause. A body
+     * that came with the head is then queued before the app's first {@code receive()}, which
+     * answers at once instead of suspending until the body's first chunk resumes it through the
+     * loop (Uvicorn likewise starts the app's task after the bytes it read are parsed).
+     */
+    void startAfterRead(Runnable start) {
+        synchronized (this) {
+            deferredStart = start;
+        }
+    }
+
+    private synchronized Runnable takeDeferredStart() {
+        Runnable start = deferredStart;
+        deferredStart = null;
+        return start;
+    }
+
+    /** Runs a deferred start outside this object's lock: the app's first step takes the GIL, and other threads holding it lock this. */
+    private void startIfDeferred() {
+        Runnable start = takeDeferredStart();
+        if (start != null) {
+            start.run();
+        }
+    }
+
+    @Override
+    public void readComplete() {
+        startIfDeferred();
     }
 
     synchronized void started(Request started) {
@@ -263,16 +296,23 @@ final class HttpCycle implements Exchange {
     // ---- the connection's side (event loop)
 
     @Override
-    public synchronized void body(byte[] chunk, boolean last) {
+    public void body(byte[] chunk, boolean last) {
+        if (queue(chunk, last)) {
+            startIfDeferred();
+        }
+    }
+
+    /** Queues a chunk; true when the app should start now if it has not (the body is complete, or reading pauses). */
+    private synchronized boolean queue(byte[] chunk, boolean last) {
         if (bodyComplete) {
-            return; // the end of a bodyless request, already delivered when the cycle opened (AsgiHttp)
+            return false; // the end of a bodyless request, already delivered when the cycle opened (AsgiHttp)
         }
         bodyComplete = last;
         if (pendingReceive.isSet()) {
             body.add(chunk);
             queuedBytes += chunk.length;
             pendingReceive.resolve(nextBodyMessage());
-            return;
+            return last;
         }
         body.add(chunk);
         queuedBytes += chunk.length;
@@ -280,10 +320,16 @@ final class HttpCycle implements Exchange {
             paused = true;
             response.pauseReading(true);
         }
+        return last || paused;
     }
 
     @Override
-    public synchronized void disconnected() {
+    public void disconnected() {
+        markDisconnected();
+        startIfDeferred(); // as if it had started with the head: its first receive() gets http.disconnect
+    }
+
+    private synchronized void markDisconnected() {
         disconnected = true;
         pendingSend.resolve(null);
         if (pendingReceive.isSet()) {
@@ -294,7 +340,12 @@ final class HttpCycle implements Exchange {
     }
 
     @Override
-    public synchronized void cancel() {
+    public void cancel() {
+        startIfDeferred();
+        cancelStarted();
+    }
+
+    private synchronized void cancelStarted() {
         if (request != null && !request.isFinished()) {
             bridge.cancel(request);
         }

@@ -8,6 +8,15 @@ public interface Exchange {
     /** A piece of the request body (a copy the exchange owns); {@code last} after the final one. */
     void body(byte[] chunk, boolean last);
 
+    /**
+     * The connection has handed over all it read so far (the end of a read from the socket, or of
+     * the requests queued behind a previous one): a good moment to start the app, whose first
+     * {@code receive()} then finds the body bytes that came with the head.
+     */
+    default void readComplete() {
+        // an exchange that started at once has nothing to do
+    }
+
     /** The client went away before the response was complete. */
     void disconnected();
 

@@ -230,7 +230,18 @@ final class ExchangeHandler extends ChannelInboundHandlerAdapter {
         while (!queued.isEmpty() && !(queued.peek() instanceof HttpRequest && busy())) {
             dispatch(queued.poll());
         }
+        if (current != null) {
+            current.readComplete();
+        }
         updateAutoRead();
+    }
+
+    @Override
+    public void channelReadComplete(ChannelHandlerContext context) {
+        if (current != null) {
+            current.readComplete();
+        }
+        context.fireChannelReadComplete();
     }
 
     private void updateAutoRead() {

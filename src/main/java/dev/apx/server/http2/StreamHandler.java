@@ -69,6 +69,14 @@ final class StreamHandler extends ChannelInboundHandlerAdapter {
     }
 
     @Override
+    public void channelReadComplete(ChannelHandlerContext context) {
+        if (exchange != null && !responseDone) {
+            exchange.readComplete();
+        }
+        context.fireChannelReadComplete();
+    }
+
+    @Override
     public void channelRead(ChannelHandlerContext context, Object msg) {
         try {
             if (msg instanceof Http2HeadersFrame headers) {
