@@ -1,5 +1,9 @@
 package dev.apx.server;
 
+import dev.apx.asgi.AsgiConfig;
+import dev.apx.bridge.BridgeConfig;
+import dev.apx.bridge.LoopKind;
+import dev.apx.bridge.StartMode;
 import dev.apx.python.TestPython;
 import org.junit.jupiter.api.Test;
 
@@ -29,7 +33,7 @@ class HostedIoTest {
     @Test
     void servingStartsNoIoThreads() throws Exception {
         ExecutorService clients = Executors.newFixedThreadPool(20);
-        try (TestServer server = new TestServer("apxtest.http_apps", "app")) {
+        try (TestServer server = hosted()) {
             assertThat(server.server.hosted()).isTrue();
             List<Future<?>> warm = new ArrayList<>();
             for (int i = 0; i < 20; i++) {
@@ -65,7 +69,7 @@ class HostedIoTest {
     @Test
     void aResponseSentByTheAppsOwnTaskEndsItsExchangeAtOnce() throws Exception {
         assumeTrue(TestPython.install().minorVersion().equals("3.11"), "the same in every Python; run once");
-        try (TestServer server = new TestServer("apxtest.http_apps", "app");
+        try (TestServer server = hosted();
              Socket socket = new Socket("127.0.0.1", server.port())) {
             socket.setSoTimeout(20_000);
             long began = System.nanoTime();
@@ -92,5 +96,11 @@ class HostedIoTest {
 
     private static Set<Long> liveThreads() {
         return Thread.getAllStackTraces().keySet().stream().map(Thread::threadId).collect(Collectors.toSet());
+    }
+
+    /** LOOP start mode, whatever the lane's default: the loop thread hosts the I/O. */
+    private static TestServer hosted() {
+        return new TestServer("apxtest.http_apps", "app", ServerConfig.defaults().withAccessLog(false), AsgiConfig.defaults(),
+                BridgeConfig.defaults().withLoop(LoopKind.ASYNCIO).withStartMode(StartMode.LOOP));
     }
 }

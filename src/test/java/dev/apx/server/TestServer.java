@@ -23,6 +23,13 @@ import java.util.Map;
  */
 public final class TestServer implements AutoCloseable {
     public final Interpreter python = TestPython.interpreter();
+    /**
+     * The mode of the tests that do not choose one: LOOP (the loop thread runs the sockets' I/O, the
+     * CLI's {@code --io loop}), or CALLER with {@code -Dapx.test.io=threads} (Netty's threads, the CLI's
+     * default with asyncio), which the py3.13 lane sets (pom.xml): each mode runs the whole suite once.
+     */
+    static final StartMode DEFAULT_START = "threads".equals(System.getProperty("apx.test.io")) ? StartMode.CALLER : StartMode.LOOP;
+
     public final Bridge bridge;
     public final Server server;
     private final AsgiHttp http;
@@ -36,7 +43,7 @@ public final class TestServer implements AutoCloseable {
     }
 
     public TestServer(String module, String attribute, ServerConfig config, AsgiConfig asgiConfig) {
-        this(module, attribute, config, asgiConfig, BridgeConfig.defaults().withLoop(LoopKind.ASYNCIO).withStartMode(StartMode.LOOP));
+        this(module, attribute, config, asgiConfig, BridgeConfig.defaults().withLoop(LoopKind.ASYNCIO).withStartMode(DEFAULT_START));
     }
 
     public TestServer(String module, String attribute, ServerConfig config, AsgiConfig asgiConfig, BridgeConfig bridgeConfig) {
@@ -46,7 +53,7 @@ public final class TestServer implements AutoCloseable {
     /** Serves both ASGI protocols; {@code webSockets} may be {@link WebSocketConfig#disabled()}. */
     static TestServer withWebSockets(String module, String attribute, WebSocketConfig webSockets) {
         return new TestServer(module, attribute, ServerConfig.defaults().withAccessLog(false), AsgiConfig.defaults(),
-                BridgeConfig.defaults().withLoop(LoopKind.ASYNCIO).withStartMode(StartMode.LOOP), webSockets);
+                BridgeConfig.defaults().withLoop(LoopKind.ASYNCIO).withStartMode(DEFAULT_START), webSockets);
     }
 
     /** Serves both ASGI protocols with {@code config} (TLS, for one). */
@@ -73,7 +80,7 @@ public final class TestServer implements AutoCloseable {
         webSocket = webSockets == null ? null : new AsgiWebSocket(bridge, app, state, asgiConfig);
         // The loop thread runs the sockets' I/O (the CLI's --io loop), except with the CALLER start mode,
         // which needs callers (Netty's threads) to start requests: the CLI's default, --io threads with
-        // asyncio. Most tests here use the first; the CLI tests (cli/*IT) run the default.
+        // asyncio (DEFAULT_START says which mode a lane runs).
         IoHost host = bridge.startMode() == StartMode.CALLER ? null : new LoopIoHost(bridge);
         server = Server.start(config.withPort(0), http, webSocket == null ? null : new WebSockets(webSocket, webSockets), host);
     }
