@@ -61,7 +61,7 @@ public final class Main implements Callable<Integer> {
     @Option(names = "--io", defaultValue = "threads", paramLabel = "[loop|threads]", converter = Choice.Io.class,
             description = "Which thread runs the sockets' I/O: threads (Netty's threads, one per core, handing each request "
                     + "to the loop thread) or loop (the event loop's own thread, as Uvicorn: no hand-off between threads; "
-                    + "ahead on database-bound apps, behind on the others: docs/server.md). Default: ${DEFAULT-VALUE}.")
+                    + "behind on plaintext and the frameworks, and since SCHED_BATCH on the database rows too: docs/server.md). Default: ${DEFAULT-VALUE}.")
     IoMode ioMode;
 
     @Option(names = "--lifespan", defaultValue = "auto", paramLabel = "[auto|on|off]", converter = Choice.LifespanMode.class,
