@@ -29,8 +29,9 @@ export MAVEN_OPTS="${MAVEN_OPTS:-} --sun-misc-unsafe-memory-access=allow"
 # when there is one not older than JAR (skipped with a second argument "train": a training run
 # writes one), then $APX_JAVA_OPTS. A collector chosen in APX_JAVA_OPTS replaces the default one.
 apx_java_args() { # JAR [train]
-  local jar=$1 cache user=() aot=() rest=() out
+  local jar=$1 cache user=() aot=() rest=() out options
   cache="$(dirname "$jar")/apx.aot"
+  options="@$(dirname "${BASH_SOURCE[0]}")/jvm.options"
   if [ -z "${2:-}" ] && [ -f "$cache" ] && [ ! "$cache" -ot "$jar" ]; then
     # The JVM checks the cache against the jar and the options; a mismatch only costs the speed-up.
     aot=("-XX:AOTCache=$cache" "-Xlog:aot=off")
@@ -40,7 +41,7 @@ apx_java_args() { # JAR [train]
     rest+=("-XX:-UseSerialGC")
   fi
   rest+=(${user[@]+"${user[@]}"})
-  APX_JAVA_ARGS=("@$(dirname "${BASH_SOURCE[0]}")/jvm.options" ${aot[@]+"${aot[@]}"} ${rest[@]+"${rest[@]}"})
+  APX_JAVA_ARGS=("$options" ${aot[@]+"${aot[@]}"} ${rest[@]+"${rest[@]}"})
   # Except for one thing: a heap whose initial old generation cannot hold the cache's archived objects
   # (-Xmn at or near -Xms, -Xms8m) makes the JVM refuse to start at all ("Unable to use AOT cache.").
   # With options of the user's, ask the JVM first (0.2 s) and start without the cache if it refuses.
@@ -48,7 +49,7 @@ apx_java_args() { # JAR [train]
     out=$("$JAVA_HOME/bin/java" "${APX_JAVA_ARGS[@]}" -jar "$jar" --version 2>&1 </dev/null || true)
     if [[ "$out" == *"Unable to use AOT cache"* ]]; then
       echo "apx: the JVM cannot use the AOT cache with APX_JAVA_OPTS='${APX_JAVA_OPTS}' (its heap is too small at start); starting without it" >&2
-      APX_JAVA_ARGS=("@$(dirname "${BASH_SOURCE[0]}")/jvm.options" ${rest[@]+"${rest[@]}"})
+      APX_JAVA_ARGS=("$options" ${rest[@]+"${rest[@]}"})
     fi
   fi
 }

@@ -60,10 +60,8 @@ final class HttpCycle implements Exchange {
      * answers at once instead of suspending until the body's first chunk resumes it through the
      * loop (Uvicorn likewise starts the app's task after the bytes it read are parsed).
      */
-    void startAfterRead(Runnable start) {
-        synchronized (this) {
-            deferredStart = start;
-        }
+    synchronized void startAfterRead(Runnable start) {
+        deferredStart = start;
     }
 
     private synchronized Runnable takeDeferredStart() {

@@ -80,7 +80,7 @@ record Scope(String httpVersion, String method, String scheme, String path, byte
         }
         Object[] server = head.socketPath() != null ? new Object[]{head.socketPath(), null} : address(head.server());
         return new Scope(head.httpVersion().substring(5), head.method(), head.tls() != null ? "https" : "http",
-                config.rootPath() + percentDecode(rawPath), latin1(rawPath), latin1(query), config.rootPath(),
+                config.rootPath() + PercentDecoding.decode(rawPath, StandardCharsets.UTF_8), latin1(rawPath), latin1(query), config.rootPath(),
                 headers(head.headers()), address(head.client()), server, tlsExtension(head.tls()));
     }
 
@@ -140,13 +140,5 @@ record Scope(String httpVersion, String method, String scheme, String path, byte
 
     static byte[] latin1(String value) {
         return value.getBytes(StandardCharsets.ISO_8859_1);
-    }
-
-    /**
-     * %XX and raw UTF-8 decoded (invalid sequences become U+FFFD), '+' kept: the ASGI spec's path,
-     * urllib.parse.unquote applied to the target's bytes.
-     */
-    static String percentDecode(String raw) {
-        return PercentDecoding.plain(raw) ? raw : new String(PercentDecoding.toBytes(raw), StandardCharsets.UTF_8);
     }
 }

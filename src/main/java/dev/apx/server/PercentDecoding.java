@@ -1,6 +1,7 @@
 package dev.apx.server;
 
 import java.io.ByteArrayOutputStream;
+import java.nio.charset.Charset;
 
 /**
  * The path of a request target as bytes: the head is read as ISO-8859-1 (one char per byte, so raw
@@ -11,8 +12,13 @@ public final class PercentDecoding {
     private PercentDecoding() {
     }
 
+    /** The target's bytes with {@code %XX} decoded, read in {@code charset}; the target itself when it has nothing to decode. */
+    public static String decode(String target, Charset charset) {
+        return plain(target) ? target : new String(toBytes(target), charset);
+    }
+
     /** True when {@code target} is all ASCII without '%': its bytes are its chars, nothing to decode. */
-    public static boolean plain(String target) {
+    private static boolean plain(String target) {
         for (int i = 0; i < target.length(); i++) {
             char c = target.charAt(i);
             if (c == '%' || c > 0x7f) {
@@ -22,7 +28,7 @@ public final class PercentDecoding {
         return true;
     }
 
-    public static byte[] toBytes(String target) {
+    private static byte[] toBytes(String target) {
         ByteArrayOutputStream bytes = new ByteArrayOutputStream(target.length());
         for (int i = 0; i < target.length(); i++) {
             char c = target.charAt(i);

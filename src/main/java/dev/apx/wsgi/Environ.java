@@ -58,7 +58,8 @@ record Environ(String method, String scriptName, String pathInfo, String querySt
             scheme = origin.scheme();
             client = origin.client();
         }
-        return new Environ(head.method(), nativeString(config.rootPath()), percentDecode(rawPath), query, head.httpVersion(),
+        String pathInfo = PercentDecoding.decode(rawPath, StandardCharsets.ISO_8859_1); // PEP 3333: bytes, one char each
+        return new Environ(head.method(), nativeString(config.rootPath()), pathInfo, query, head.httpVersion(),
                 scheme, serverName, serverPort, client == null ? null : (String) client[0],
                 client == null ? null : String.valueOf(client[1]), cgiHeaders(head));
     }
@@ -91,10 +92,5 @@ record Environ(String method, String scriptName, String pathInfo, String querySt
     /** A str as PEP 3333 wants it: its UTF-8 bytes, one char each. */
     private static String nativeString(String text) {
         return new String(text.getBytes(StandardCharsets.UTF_8), StandardCharsets.ISO_8859_1);
-    }
-
-    /** %XX decoded to bytes, one char each (urllib's unquote_to_bytes, then latin-1); '+' kept. */
-    static String percentDecode(String raw) {
-        return raw.indexOf('%') < 0 ? raw : new String(PercentDecoding.toBytes(raw), StandardCharsets.ISO_8859_1);
     }
 }
