@@ -1,5 +1,5 @@
 """The asyncio side of apx's bridge (docs/bridge.md): the event loop, the selector that hands
-the step lock back while the loop waits, and the task that stands for a request driven by Java."""
+the step lock back while the loop waits, and the start of a request's task."""
 import asyncio
 import selectors
 import sys
@@ -47,6 +47,16 @@ async def _until(stopped):
             asyncio.current_task().uncancel()
 
 
+def heartbeat(loop, interval, beat):
+    """Calls beat() every `interval` seconds on the loop, for as long as it runs (apx's slow-step
+    watchdog on uvloop, which has no selector to wrap)."""
+    def tick():
+        beat()
+        loop.call_later(interval, tick)
+
+    loop.call_soon(tick)
+
+
 def stop_loop(stopped):
     if not stopped.done():
         stopped.set_result(None)
@@ -86,101 +96,58 @@ class SteppingSelector(selectors.BaseSelector):
         return self._selector.get_map()
 
 
-async def _sentinel():
-    pass
+_Task = asyncio.Task  # asyncio's C task (_asyncio.Task) where the accelerator exists, as under Uvicorn
 
 
-class RequestTask(asyncio.Task):
-    """`asyncio.current_task()` while apx drives a request's coroutine.
+def start_task(coro, loop, context, on_done):
+    """The request's task: asyncio's own, over the app's coroutine, in the request's context.
 
-    A real Task (so `_enter_task`, sniffio and anyio accept it) whose own coroutine is an
-    instantly finished sentinel that never reaches `loop._ready`. The request's state lives in the
-    `_apx_*` attributes, kept by the Java driver; cancel/uncancel/cancelling/done and the
-    `_fut_waiter`/`_must_cancel` attributes anyio reads behave as they would on the Task that
-    drives the request, with asyncio's edge-triggered cancellation.
+    Its first step runs here, on the calling thread (a server thread holding the step lock, or the
+    loop thread in one of apx's callbacks), as `eager_start` runs it. Every later step is asyncio's,
+    on the loop thread. `on_done(task)` is added only when the task is still pending: a request
+    that ended in its first step queues nothing on the loop.
     """
-
-    # Defaults on the class: each request sets only its id (fewer stores per request).
-    _apx_waiter = None
-    _apx_must_cancel = False
-    _apx_cancel_message = None
-    _apx_cancel_requests = 0
-    _apx_finished = False
-
-    def __init__(self, loop, request_id):
-        ready = getattr(loop, "_ready", None)  # uvloop has none
-        if _PY312:
-            # Runs the sentinel to completion inline (via _swap_current_task, no _enter_task).
-            super().__init__(_sentinel(), loop=loop, eager_start=True)
-        else:
-            before = len(ready) if ready is not None else 0
-            super().__init__(_sentinel(), loop=loop)
-            if ready is not None and len(ready) > before:
-                ready.pop()  # remove the sentinel's __step physically; cancel() would leave it queued
-                self.get_coro().close()
-                asyncio.Future.set_result(self, None)
-            # uvloop: the sentinel's __step stays in libuv's queue and finishes at once, on the loop thread.
-        self._apx_id = request_id
-
-    def cancel(self, msg=None):
-        if self._apx_finished:
-            return False
-        self._apx_cancel_requests += 1
-        waiter = self._apx_waiter
-        if waiter is not None and waiter.cancel(msg=msg):
-            return True  # the driver resumes with the waiter's CancelledError
-        self._apx_must_cancel = True
-        self._apx_cancel_message = msg
-        return True
-
-    def cancelling(self):
-        return self._apx_cancel_requests
-
-    def uncancel(self):
-        if self._apx_cancel_requests > 0:
-            self._apx_cancel_requests -= 1
-        return self._apx_cancel_requests
-
-    def done(self):
-        return self._apx_finished
-
-    @property
-    def _fut_waiter(self):
-        return self._apx_waiter
-
-    @property
-    def _must_cancel(self):
-        return self._apx_must_cancel
-
-    def __repr__(self):
-        state = "finished" if self._apx_finished else "pending"
-        return f"<RequestTask {state} request={self._apx_id}>"
+    if _PY312:
+        task = _Task(coro, loop=loop, context=context, eager_start=True)
+    else:
+        task = _task_stepped_now(coro, loop, context)
+    if not task.done():
+        task.add_done_callback(on_done, context=context)
+    return task
 
 
-def cancelled_error(message):
-    return asyncio.CancelledError() if message is None else asyncio.CancelledError(message)
+def _task_stepped_now(coro, loop, context):
+    """Python 3.11's eager start: Task.__init__ queues its first step with loop.call_soon; an
+    instance attribute shadowing that method for the constructor's call hands the step over to be
+    run here instead (asyncio's and uvloop's loops alike; uvloop's queue cannot be reached)."""
+    first = []
 
+    def call_soon(callback, *args, context=None):
+        if not first and not args:
+            first.append(callback)
+            return None  # Task.__init__ ignores the handle
+        return type(loop).call_soon(loop, callback, *args, context=context)
 
-def bad_yield(task, result):
-    """The error asyncio's Task raises into a coroutine that yields something it cannot wait on."""
-    if getattr(result, "_asyncio_future_blocking", None) is False:
-        return RuntimeError(f"yield was used instead of yield from in task {task!r} with {result!r}")
-    if result is task:
-        return RuntimeError(f"Task cannot await on itself: {task!r}")
-    return RuntimeError(f"Task got bad yield: {result!r}")
-
-
-def other_loop_error(task, future):
-    return RuntimeError(f"Task {task!r} got Future {future!r} attached to a different loop")
+    loop.call_soon = call_soon
+    try:
+        task = _Task(coro, loop=loop, context=context)
+    finally:
+        del loop.call_soon
+    context.run(first[0])
+    return task
 
 
 def as_coroutine(awaitable):
-    """The iterator apx steps for an app's return value (a coroutine, or any awaitable)."""
+    """A coroutine for an app's return value (a coroutine, or any awaitable), for its task."""
     if asyncio.iscoroutine(awaitable):
         return awaitable
     if hasattr(awaitable, "__await__"):
-        return awaitable.__await__()
+        return _awaiting(awaitable)
     raise TypeError(f"an ASGI app must return an awaitable, got {type(awaitable).__name__}")
+
+
+async def _awaiting(awaitable):
+    return await awaitable
 
 
 class LoopErrors:

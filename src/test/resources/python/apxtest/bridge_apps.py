@@ -176,17 +176,40 @@ async def yields_to_loop(scope, receive, send):
 
 
 class _DoneFutureYielder:
-    """An awaitable that yields a future which is already done (Future.__await__ never does)."""
+    """An awaitable that yields a future which is already done (Future.__await__ never does);
+    like Future.__await__ it takes the result from the future, as asyncio's task sends None."""
 
     def __await__(self):
         future = asyncio.get_running_loop().create_future()
         future.set_result(b"done already")
         future._asyncio_future_blocking = True
-        return (yield future)
+        yield future
+        return future.result()
 
 
 async def awaits_done_future(scope, receive, send):
     await respond(send, await _DoneFutureYielder())
+
+
+async def blocks_after_await(scope, receive, send):
+    """Synchronous code after an await, in a step asyncio's task takes (not the first)."""
+    await asyncio.sleep(0.001)
+    time.sleep(scope.get("seconds", 0.8))
+    await respond(send, b"blocked")
+
+
+async def threads_seen(scope, receive, send):
+    """Which threads ran the handler: before and after a sleep, against the loop's thread (as a
+    callback on the loop sees it)."""
+    loop = asyncio.get_running_loop()
+    before = threading.get_ident()
+    seen = loop.create_future()
+    loop.call_soon_threadsafe(lambda: seen.set_result(threading.get_ident()))
+    loop_thread = await seen
+    after = threading.get_ident()
+    await asyncio.sleep(0.001)
+    later = threading.get_ident()
+    await respond(send, f"{before == loop_thread} {after == loop_thread} {later == loop_thread}")
 
 
 async def failing(scope, receive, send):

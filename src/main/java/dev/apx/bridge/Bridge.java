@@ -5,8 +5,6 @@ import dev.apx.python.Interpreter;
 import dev.apx.python.PyRef;
 
 
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
@@ -14,12 +12,13 @@ import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Consumer;
 
 /**
- * Drives ASGI coroutines next to a running asyncio (or uvloop) event loop: the seeds' native
- * runtime, in Java. See docs/bridge.md for how each rule of the seeds is kept.
+ * Runs ASGI coroutines as asyncio tasks of a running asyncio (or uvloop) event loop, taking each
+ * task's first step where its request arrived. See docs/bridge.md for how each rule of the seeds
+ * is kept.
  *
  * <p>{@link #start} may be called from any platform thread that does not hold the GIL. In CALLER
- * start mode the first drive runs right there, under the step lock; a request that suspends on
- * an asyncio future is resumed inline on the loop thread by the future's done callback.
+ * start mode the first step runs right there, under the step lock; the rest is asyncio's, on the
+ * loop thread.
  */
 public final class Bridge implements AutoCloseable {
     private final Interpreter interpreter;
@@ -27,12 +26,12 @@ public final class Bridge implements AutoCloseable {
     private final BridgeStats stats = new BridgeStats();
     private final EventLoop eventLoop;
     private final Map<Long, Request> inFlight = new ConcurrentHashMap<>();
-    /** Futures being awaited, by id(): the Request (or List of Requests) to resume. */
-    private final Map<Long, Object> waiting = new ConcurrentHashMap<>();
+    /** Requests whose task is pending, by the task's id(): what its done callback finishes. */
+    private final Map<Long, Request> pending = new ConcurrentHashMap<>();
     private final AtomicLong ids = new AtomicLong();
-    private final ThreadLocal<long[]> callerEpochs = ThreadLocal.withInitial(() -> new long[1]);
-    private PyRef resumeCallback;
-    private PyRef resumeSoonCallback;
+    private final ThreadLocal<boolean[]> runningLoopSet = ThreadLocal.withInitial(() -> new boolean[1]);
+    private PyRef taskDoneCallback;
+    private PyRef beginSoonCallback;
     private volatile RequestObserver observer = RequestObserver.NONE;
     private volatile PyRef serverContext; // what each request's context copies; null: the current one of the starting thread
 
@@ -40,6 +39,10 @@ public final class Bridge implements AutoCloseable {
         this.interpreter = interpreter;
         this.config = config;
         this.eventLoop = new EventLoop(interpreter, config.loop(), config.startMode(), stats, config.slowDriveMillis());
+        eventLoop.nameRequestsWith(taskId -> {
+            Request request = pending.get(taskId);
+            return request == null ? null : request.label();
+        });
     }
 
     /** Starts the loop thread and returns once the loop runs. */
@@ -47,16 +50,19 @@ public final class Bridge implements AutoCloseable {
         Bridge bridge = new Bridge(interpreter, config);
         bridge.eventLoop.start();
         interpreter.run(gil -> {
-            bridge.resumeCallback = gil.function("apx_resume", (g, args) -> {
-                try (PyRef future = args.ref(0)) {
-                    bridge.eventLoop.callback(g, () -> bridge.resumeWaiters(g, future));
+            bridge.taskDoneCallback = gil.function("apx_task_done", (g, args) -> {
+                try (PyRef task = args.ref(0)) {
+                    Request request = bridge.pending.remove(task.id(g));
+                    if (request != null) {
+                        bridge.eventLoop.callback(g, () -> request.taskDone(g));
+                    }
                 }
                 return null;
             });
-            bridge.resumeSoonCallback = gil.function("apx_resume_soon", (g, args) -> {
+            bridge.beginSoonCallback = gil.function("apx_begin_soon", (g, args) -> {
                 Request request = bridge.inFlight.get((Long) args.get(0));
                 if (request != null) {
-                    bridge.eventLoop.callback(g, () -> request.resumeDeferred(g));
+                    bridge.eventLoop.callback(g, () -> request.beginDeferred(g));
                 }
                 return null;
             });
@@ -115,8 +121,8 @@ public final class Bridge implements AutoCloseable {
     }
 
     /**
-     * Starts a request: makes its awaitable with {@code invocation} and drives it. Returns at once
-     * when the first drive happens on the loop thread (LOOP mode), else after the first drive.
+     * Starts a request: makes its awaitable with {@code invocation} and its task. Returns at once
+     * when the first step happens on the loop thread (LOOP mode), else after the first step.
      */
     public Request start(Invocation invocation, RequestListener listener) {
         return start(invocation, listener, null);
@@ -138,16 +144,21 @@ public final class Bridge implements AutoCloseable {
         stats.requestsDriven.increment();
         ReentrantLock stepLock = eventLoop.stepLock();
         if (eventLoop.isLoopThread() && interpreter.holdsGil()) {
+            // Inside Python on the loop thread (the hosted I/O's reader, an app's task calling
+            // send()): the beginning waits in the loop's queue, as create_task's first step does,
+            // behind the tasks woken before it. Started at once it took a free pool connection or queue
+            // item ahead of a woken task that had waited for it (asyncio.Queue lets a newcomer
+            // barge in): with asyncpg's pool, p99 8x Uvicorn's (docs/benchmarks.md).
             interpreter.run(gil -> beginSoon(gil, request, invocation));
         } else if (stepLock == null || interpreter.holdsGil()) {
             // LOOP mode, or a caller inside Python (taking the step lock there could deadlock). Begun
-            // where the loop drains its posts: the barging beginSoon prevents did not show here (the
-            // db row's p99 was no better through call_soon) and the extra callback cost 2-4 %.
+            // where the loop drains its posts: the barging the queued start prevents did not show
+            // here (the db row's p99 was no better through call_soon) and the extra callback cost 2-4 %.
             eventLoop.post(gil -> request.begin(gil, invocation));
         } else {
             stepLock.lock(); // before the GIL, never after
             try {
-                interpreter.run(gil -> driveOnCaller(gil, request, invocation));
+                interpreter.run(gil -> beginOnCaller(gil, request, invocation));
             } finally {
                 stepLock.unlock();
             }
@@ -155,11 +166,12 @@ public final class Bridge implements AutoCloseable {
         return request;
     }
 
-    private void driveOnCaller(Gil gil, Request request, Invocation invocation) {
-        long[] epoch = callerEpochs.get();
-        if (epoch[0]++ == 0) {
-            // Once per caller thread, and left set: asyncio.get_running_loop() works in every drive.
-            // (Setting and clearing it around each drive cost two Python calls, and on 3.11 two getpid().)
+    private void beginOnCaller(Gil gil, Request request, Invocation invocation) {
+        boolean[] set = runningLoopSet.get();
+        if (!set[0]) {
+            set[0] = true;
+            // Once per caller thread, and left set: asyncio.get_running_loop() works in every step.
+            // (Setting and clearing it around each step cost two Python calls, and on 3.11 two getpid().)
             eventLoop.api().setRunningLoop().call(gil, eventLoop.loop()).close();
         }
         long before = eventLoop.queuedWork(gil);
@@ -176,7 +188,7 @@ public final class Bridge implements AutoCloseable {
         }
     }
 
-    /** Cancels a request: CancelledError at its next await, as {@code task.cancel()} would. Any thread. */
+    /** Cancels a request: {@code task.cancel()}, CancelledError at its next await. Any thread. */
     public void cancel(Request request) {
         eventLoop.post(gil -> {
             if (!request.isFinished()) {
@@ -244,68 +256,29 @@ public final class Bridge implements AutoCloseable {
         return eventLoop.api();
     }
 
-    int stepBudget() {
-        return config.stepBudget();
-    }
-
-    long epochOfCurrentThread() {
-        return eventLoop.isLoopThread() ? eventLoop.epoch() : callerEpochs.get()[0];
-    }
-
-    /** Registers the done callback that resumes {@code request} when {@code future} completes. */
-    void awaitFuture(Gil gil, Request request, PyRef future) {
-        long key = future.id(gil);
-        Object previous = waiting.putIfAbsent(key, request);
-        if (previous != null) {
-            List<Request> several = previous instanceof Request single ? new ArrayList<>(List.of(single)) : castList(previous);
-            several.add(request);
-            waiting.put(key, several);
-            return; // one callback per future resumes them all
-        }
-        future.callMethod(gil, "add_done_callback", resumeCallback).close();
-    }
-
-    @SuppressWarnings("unchecked")
-    private static List<Request> castList(Object value) {
-        return (List<Request>) value;
-    }
-
-    private void resumeWaiters(Gil gil, PyRef future) {
-        Object waiters = waiting.remove(future.id(gil));
-        if (waiters instanceof Request request) {
-            request.resume(gil, future);
-        } else if (waiters != null) {
-            for (Request request : castList(waiters)) {
-                request.resume(gil, future);
-            }
-        }
-    }
-
-    /**
-     * Takes the first steps of a request started on the loop thread (hosted I/O) from the loop's
-     * ready queue ({@code call_soon}), as {@code loop.create_task} does under Uvicorn: behind the
-     * tasks that were woken before it. Started at once, it took a free pool connection or queue item
-     * ahead of a woken task that had waited for it (asyncio.Queue lets a newcomer barge in; the woken
-     * task waits again at the back): with asyncpg's pool, p99 8x Uvicorn's (docs/benchmarks.md).
-     */
+    /** Queues the request's beginning in the loop's ready queue ({@code call_soon}), behind what is ready now. */
     private void beginSoon(Gil gil, Request request, Invocation invocation) {
         request.deferBegin(invocation);
-        eventLoop.loop().callMethod(gil, "call_soon", resumeSoonCallback, request.id()).close();
+        eventLoop.loop().callMethod(gil, "call_soon", beginSoonCallback, request.id()).close();
     }
 
-    /** Drives {@code request} again from the loop's ready queue ({@code call_soon}, not the threadsafe one). */
-    void resumeSoon(Gil gil, Request request, PyRef value, PyRef error) {
-        request.defer(value, error);
-        eventLoop.loop().callMethod(gil, "call_soon", resumeSoonCallback, request.id()).close();
+    /** {@code on_done} of {@code _bridge.start_task}: finishes the request of a task that ended on the loop. */
+    PyRef taskDoneCallback() {
+        return taskDoneCallback;
     }
 
-    /** A drive of {@code request} starts (with the GIL); the watchdog reports it if it runs too long. */
-    void driveBegins(Request request) {
-        eventLoop.driveBegins(request);
+    /** {@code request}'s task is pending: its done callback finishes it. */
+    void awaitTask(Gil gil, Request request) {
+        pending.put(request.task().id(gil), request);
     }
 
-    void driveEnds(Request request) {
-        eventLoop.driveEnds(request);
+    /** A first step of {@code request} starts (with the GIL); the watchdog reports it if it runs too long. */
+    void stepBegins(Request request) {
+        eventLoop.stepBegins(request);
+    }
+
+    void stepEnds(Request request) {
+        eventLoop.stepEnds(request);
     }
 
     void finished(Request request) {
@@ -317,8 +290,8 @@ public final class Bridge implements AutoCloseable {
     public void close() {
         eventLoop.close();
         interpreter.run(gil -> {
-            resumeCallback.close();
-            resumeSoonCallback.close();
+            taskDoneCallback.close();
+            beginSoonCallback.close();
         });
         eventLoop.readyQueue().close();
     }

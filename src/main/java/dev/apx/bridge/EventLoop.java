@@ -25,6 +25,7 @@ import java.util.function.Consumer;
 final class EventLoop implements AutoCloseable {
     private static final long STALL_CHECK_MILLIS = 100;
     private static final long STALL_AFTER_NANOS = TimeUnit.MILLISECONDS.toNanos(250);
+    private static final long HEARTBEAT_MILLIS = 100;
 
     private final Interpreter interpreter;
     private final BridgeStats stats;
@@ -37,14 +38,12 @@ final class EventLoop implements AutoCloseable {
     /** Null unless callers drive (CALLER mode). Fair, so callers queued for it go before the loop's next batch. */
     private volatile ReentrantLock stepLock;
     private volatile long selectingSince; // 0 while the loop thread runs Python
-    private volatile long epoch;          // loop-thread GIL acquisitions seen by the selector hook
     private volatile boolean running = true;
     private volatile boolean closing;
     private volatile Throwable startupError;
-    private final long slowDriveNanos;
-    private volatile Request driving;      // the drive in progress (one at a time: step lock or loop thread)
-    private volatile long drivingSince;
-    private Request reportedSlow;          // watchdog thread only
+    private final SlowSteps slowSteps;
+    private volatile java.util.function.LongFunction<String> requestLabels = id -> null;
+    private PyRef currentTask; // asyncio.current_task
 
     private static final int SAFE_POINT_ROUNDS = 16;
     private int callbackDepth;              // loop thread only: apx callbacks in progress (see callback())
@@ -61,7 +60,7 @@ final class EventLoop implements AutoCloseable {
 
     EventLoop(Interpreter interpreter, LoopKind requested, StartMode mode, BridgeStats stats, long slowDriveMillis) {
         this.interpreter = interpreter;
-        this.slowDriveNanos = TimeUnit.MILLISECONDS.toNanos(slowDriveMillis);
+        this.slowSteps = new SlowSteps(slowDriveMillis, stats.slowDrives);
         this.stats = stats;
         this.requestedKind = requested.pythonName();
         this.requestedMode = mode;
@@ -130,6 +129,7 @@ final class EventLoop implements AutoCloseable {
         api = AsyncioApi.load(gil);
         PyRef release = gil.function("release_step", (g, args) -> {
             selectingSince = System.nanoTime();
+            slowSteps.loopBusy(0);
             if (stepLock != null) {
                 stepLock.unlock();
             }
@@ -145,8 +145,8 @@ final class EventLoop implements AutoCloseable {
                 stats.deferredByStepLock.increment();
                 g.allowThreads(held::lock);
             }
-            epoch++;
             selectingSince = 0;
+            slowSteps.loopBusy(System.nanoTime());
             return null;
         });
         try (PyRef bridge = gil.importModule("_apx._bridge");
@@ -173,6 +173,10 @@ final class EventLoop implements AutoCloseable {
         }
         try (PyRef asyncio = gil.importModule("asyncio")) {
             asyncio.callMethod(gil, "set_event_loop", loop).close();
+            currentTask = asyncio.getAttr(gil, "current_task");
+        }
+        if (!kind.equals("asyncio") && slowSteps.enabled()) {
+            startHeartbeat(gil);
         }
         stopped = loop.callMethod(gil, "create_future");
         try (PyRef bridge = gil.importModule("_apx._bridge");
@@ -185,14 +189,23 @@ final class EventLoop implements AutoCloseable {
                  return null;
              });
              PyRef drain = gil.function("drain_ready_queue", (g, args) -> {
-                 if (!kind.equals("asyncio")) {
-                     epoch++; // uvloop: no selector hook; count each wake-up as a fresh GIL acquisition
-                 }
                  callback(g, () -> readyQueue.drain(g));
                  return null;
              })) {
             bridge.callMethod(gil, "LoopErrors", loop, onError).close();
             loop.callMethod(gil, "add_reader", readyQueue.fd(), drain).close();
+        }
+    }
+
+    /** uvloop has no selector to wrap: a timer's ticks tell {@link SlowSteps} the loop still runs its callbacks. */
+    private void startHeartbeat(Gil gil) {
+        long periodNanos = TimeUnit.MILLISECONDS.toNanos(HEARTBEAT_MILLIS);
+        try (PyRef bridge = gil.importModule("_apx._bridge");
+             PyRef beat = gil.function("apx_heartbeat", (g, args) -> {
+                 slowSteps.beat(periodNanos);
+                 return null;
+             })) {
+            bridge.callMethod(gil, "heartbeat", loop, HEARTBEAT_MILLIS / 1000.0, beat).close();
         }
     }
 
@@ -213,7 +226,7 @@ final class EventLoop implements AutoCloseable {
             } catch (InterruptedException e) {
                 return;
             }
-            reportSlowDrive();
+            slowSteps.look(interpreter, loop, currentTask, requestLabels);
             long since = selectingSince;
             if (since == 0 || readyLengthOwner == null || System.nanoTime() - since < STALL_AFTER_NANOS) {
                 continue;
@@ -238,31 +251,17 @@ final class EventLoop implements AutoCloseable {
         }
     }
 
-    /**
-     * A handler running synchronous code (time.sleep, CPU work, blocking I/O) holds the GIL and, with
-     * it, the loop: named once per drive while it runs, like asyncio debug mode's slow callbacks.
-     */
-    private void reportSlowDrive() {
-        Request current = driving;
-        long since = drivingSince;
-        if (slowDriveNanos == 0 || current == null || current == reportedSlow || System.nanoTime() - since < slowDriveNanos) {
-            return;
-        }
-        reportedSlow = current;
-        stats.slowDrives.increment();
-        Log.warning("apx: " + current.label() + " has run for " + TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - since)
-                + " ms without awaiting: it blocks the event loop (synchronous code in an async handler?)");
+    void stepBegins(Request request) {
+        slowSteps.stepBegins(request);
     }
 
-    void driveBegins(Request request) {
-        drivingSince = System.nanoTime();
-        driving = request;
+    void stepEnds(Request request) {
+        slowSteps.stepEnds(request);
     }
 
-    void driveEnds(Request request) {
-        if (driving == request) {
-            driving = null;
-        }
+    /** How the slow-step warning names a request from its task's id (null: not a request's task). */
+    void nameRequestsWith(java.util.function.LongFunction<String> labels) {
+        requestLabels = labels;
     }
 
     private boolean overdueTimer(Gil gil) {
@@ -308,11 +307,6 @@ final class EventLoop implements AutoCloseable {
 
     boolean isLoopThread() {
         return Thread.currentThread() == thread;
-    }
-
-    /** The loop thread's GIL epoch (increments each time it comes back from select). */
-    long epoch() {
-        return epoch;
     }
 
     /** Sizes of {@code loop._ready} and {@code loop._scheduled} (exact: the caller holds {@code gil}), to tell whether a caller's drive queued loop work. */

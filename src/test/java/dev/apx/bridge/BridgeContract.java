@@ -260,15 +260,20 @@ abstract class BridgeContract {
         assertThat(await(spinning, 5).errorType()).isEqualTo("asyncio.exceptions.CancelledError");
     }
 
-    /** Seed: the GIL relay. */
+    /**
+     * Seed: the GIL relay. A request's first step runs where it arrived (a caller's thread in
+     * CALLER mode); every continuation runs on the loop thread, inline, never on a third thread.
+     */
     @Test
-    void hopsAreOneWithoutSuspensionAndAtMostTwoForASleep() {
+    void continuationsRunOnTheLoopThread() {
+        Outcome outcome = await(harness.call("threads_seen"), 5);
+        boolean callerSteps = harness.bridge.startMode() == StartMode.CALLER;
+        assertThat(outcome.body()).isEqualTo((callerSteps ? "False" : "True") + " True True");
+        assertThat(outcome.hops()).isEqualTo(callerSteps ? 2 : 1);
+        assertThat(outcome.suspensions()).isEqualTo(1);
         Outcome trivial = await(harness.call("trivial"), 5);
         assertThat(trivial.hops()).isEqualTo(1);
         assertThat(trivial.suspensions()).isZero();
-        Outcome sleeper = await(harness.call("sleeper"), 5);
-        assertThat(sleeper.suspensions()).isEqualTo(1);
-        assertThat(sleeper.hops()).isBetween(1, 2);
     }
 
     /** Seed: a bare yield goes back to the loop (call_soon), it is not stepped through. */
@@ -277,13 +282,20 @@ abstract class BridgeContract {
         assertThat(await(harness.call("yields_to_loop"), 5).body()).isEqualTo("ok");
     }
 
-    /** Seed: asyncio.Future.done() fast path, consumed in the drive loop without suspending. */
+    /** Synchronous code in a later step (asyncio's, not apx's first) is named too; a short stretch is not. */
     @Test
-    void aYieldedFutureThatIsAlreadyDoneDoesNotSuspend() {
-        Outcome outcome = await(harness.call("awaits_done_future"), 5);
-        assertThat(outcome.body()).isEqualTo("done already");
-        assertThat(outcome.suspensions()).isZero();
-        assertThat(outcome.hops()).isEqualTo(1);
+    void aHandlerBlockingTheLoopAfterAnAwaitIsReported() {
+        long before = harness.bridge.stats().slowDrives();
+        assertThat(await(harness.call("blocks_after_await", "/", Map.of("seconds", 0.8)), 5).body()).isEqualTo("blocked");
+        assertThat(harness.bridge.stats().slowDrives() - before).isEqualTo(1);
+        assertThat(await(harness.call("blocks_after_await", "/", Map.of("seconds", 0.05)), 5).body()).isEqualTo("blocked");
+        assertThat(harness.bridge.stats().slowDrives() - before).as("a short block is not reported").isEqualTo(1);
+    }
+
+    /** A yielded future that is already done resumes the handler with its result, as under asyncio's own task. */
+    @Test
+    void aYieldedFutureThatIsAlreadyDoneResumesWithItsResult() {
+        assertThat(await(harness.call("awaits_done_future"), 5).body()).isEqualTo("done already");
     }
 
     /** Seed: poke only when the drive queued loop work. */
