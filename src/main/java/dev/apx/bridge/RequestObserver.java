@@ -10,8 +10,8 @@ public interface RequestObserver {
     };
 
     /**
-     * @param hops        GIL acquisitions it was driven in ({@link Request#hops()})
-     * @param suspensions times it waited on a pending future ({@link Request#suspensions()})
+     * @param hops        threads its task ran on ({@link Request#hops()})
+     * @param suspensions whether its first step left it waiting ({@link Request#suspensions()})
      */
     void finished(int hops, int suspensions);
 }

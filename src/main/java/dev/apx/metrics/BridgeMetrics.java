@@ -25,10 +25,10 @@ final class BridgeMetrics implements RequestObserver {
     BridgeMetrics(PrometheusRegistry registry, Labels labels, Bridge bridge) {
         BridgeStats stats = bridge.stats();
         hops = Histogram.builder().name("apx_bridge_hops")
-                .help("GIL acquisitions a request's coroutine was driven in (1: started and finished in one go)")
+                .help("Threads a request's task ran on: 1 where it began, 2 when it began on a server thread and the loop thread finished it")
                 .classicOnly().classicUpperBounds(HOP_BUCKETS).constLabels(labels).withoutExemplars().register(registry);
         suspensions = Histogram.builder().name("apx_bridge_suspensions")
-                .help("Times a request's coroutine waited on a pending future")
+                .help("1 when a request's first step left it waiting and asyncio's task finished it, 0 when it ended in its first step")
                 .classicOnly().classicUpperBounds(SUSPENSION_BUCKETS).constLabels(labels).withoutExemplars().register(registry);
         counter(registry, labels, "apx_bridge_coroutines", "Coroutines started by the bridge (requests, WebSocket sessions, lifespan)",
                 stats, BridgeStats::requestsDriven);
