@@ -112,7 +112,11 @@ public final class Request {
         } finally {
             bridge.stepEnds(this);
         }
-        if (task.callMethod(gil, "done").isTrue(gil)) {
+        boolean done;
+        try (PyRef isDone = task.callMethod(gil, "done")) {
+            done = isDone.isTrue(gil);
+        }
+        if (done) {
             taskDone(gil);
             return;
         }
