@@ -64,7 +64,7 @@ final class StreamRequest {
     private FileFrames file; // a pathsend being written
     private Runnable afterFile; // the trailers that follow it
     private ScheduledFuture<?> stallTimer; // the poll while the app waits for the window
-    private String description; // "GET /path from 127.0.0.1:5000", for the log
+    private RequestHead head; // for the log's "GET /path from 127.0.0.1:5000", made only when needed
 
     StreamRequest(ConnectionHandler connection, Http2Stream stream) {
         this.connection = connection;
@@ -118,7 +118,7 @@ final class StreamRequest {
                 endStream, TlsSession.of(channel));
         state.inFlight().incrementAndGet();
         state.countRequest();
-        description = head.method() + " " + head.uri() + " from " + client();
+        this.head = head;
         bodyDone = endStream;
         response = new StreamResponse(this, state.config(), head.method(), head.uri());
         connection.opened(this);
@@ -275,13 +275,14 @@ final class StreamRequest {
 
     // ---- the response (event loop; StreamResponse posts here)
 
-    void sendHead(Http2Headers head, boolean end) {
+    void sendHead(Http2Headers headers, boolean end) {
         if (localEnded || closed) {
             return;
         }
-        ChannelFuture written = writeHeaders(head, end);
+        boolean clientDone = clientDone();
+        ChannelFuture written = writeHeaders(headers, end);
         if (end) {
-            ended(written);
+            ended(written, clientDone);
         }
     }
 
@@ -290,10 +291,15 @@ final class StreamRequest {
             data.release();
             return;
         }
+        boolean clientDone = clientDone();
         ChannelFuture written = writeData(data, end);
         if (end) {
-            ended(written);
+            ended(written, clientDone);
         }
+    }
+
+    private boolean clientDone() {
+        return stream.state() == Http2Stream.State.HALF_CLOSED_REMOTE;
     }
 
     /** The body ends without a frame of its own (trailers follow): what was written goes out. */
@@ -325,13 +331,14 @@ final class StreamRequest {
             while (!closed && !frames.done() && channel().isWritable() && flow.isWritable(stream)) {
                 ByteBuf chunk = frames.next(channel().alloc());
                 boolean end = frames.done() && frames.endsStream();
+                boolean clientDone = clientDone();
                 ChannelFuture written = writeData(chunk, end);
                 if (end) {
-                    ended(written);
+                    ended(written, clientDone);
                 }
             }
         } catch (IOException e) {
-            Log.warning("Reading " + description + "'s file failed: " + e);
+            Log.warning("Reading the file for " + describe() + " failed: " + e);
             frames.close();
             file = null;
             reset(Http2Error.INTERNAL_ERROR);
@@ -371,9 +378,16 @@ final class StreamRequest {
         return written;
     }
 
-    private void ended(ChannelFuture written) {
+    /**
+     * The response's END_STREAM is written. When the client had ended its side, Netty closes the
+     * stream once the frame is out (or failed), and {@link #streamClosed} finishes the response: no
+     * listener of ours on the write. Otherwise the stream stays half open and the write's end decides.
+     */
+    private void ended(ChannelFuture written, boolean clientDone) {
         endWritten = true;
-        written.addListener(f -> responseWritten(f.isSuccess()));
+        if (!clientDone) {
+            written.addListener(f -> responseWritten(f.isSuccess()));
+        }
     }
 
     /** The app's response is fully written (or failed). */
@@ -401,7 +415,7 @@ final class StreamRequest {
         }
         localEnded = true;
         connection.resetStream(ctx(), stream.id(), error.code(), ctx().newPromise());
-        connection.flushSoon();
+        connection.flush(ctx()); // at once: the client stops sending to a stream that will not read it
     }
 
     private void resetIfOpen() {
@@ -419,8 +433,10 @@ final class StreamRequest {
             file.close();
             file = null;
         }
-        if (!endWritten) {
-            disconnect(); // else the write's listener finishes the response
+        if (endWritten) {
+            responseWritten(true);
+        } else {
+            disconnect();
         }
     }
 
@@ -437,9 +453,13 @@ final class StreamRequest {
     /** Graceful shutdown timed out: cancel the app (the stream resets when its task ends without a response). */
     void cancel() {
         if (exchange != null && !responseDone) {
-            Log.warning("Cancelling " + description + ": still running at the graceful shutdown timeout");
+            Log.warning("Cancelling " + describe() + ": still running at the graceful shutdown timeout");
             exchange.cancel();
         }
+    }
+
+    private String describe() {
+        return head.method() + " " + head.uri() + " from " + client();
     }
 
     String client() {

@@ -8,16 +8,20 @@ import dev.apx.server.ServerConfig;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.EventLoop;
 import io.netty.handler.codec.http2.DefaultHttp2Headers;
+import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http2.Http2Headers;
+import io.netty.handler.codec.http2.ReadOnlyHttp2Headers;
+import io.netty.util.AsciiString;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.Set;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
+import java.util.concurrent.atomic.AtomicLongFieldUpdater;
 
 /**
  * A {@link Response} written to one HTTP/2 stream: a HEADERS frame, DATA frames, and the app's
@@ -36,6 +40,9 @@ final class StreamResponse implements Response {
             "transfer-encoding", "upgrade");
     /** Body bytes posted to the loop and not yet handed to the codec, past which send() waits (as a stream channel's 64 KiB mark did). */
     private static final long HIGH_WATER = 64 * 1024;
+    private static final AsciiString SERVER = AsciiString.cached("server");
+    private static final AsciiString APX = AsciiString.cached("apx");
+    private static final AsciiString DATE = AsciiString.cached("date");
 
     private final StreamRequest request;
     private final EventLoop loop;
@@ -47,8 +54,13 @@ final class StreamResponse implements Response {
     private boolean noBody;
     private boolean trailersPending;
     private Http2Headers unsentHead; // off the loop: the head, to go out in one task with the first body write
-    private final AtomicBoolean started = new AtomicBoolean();
-    private final AtomicLong onTheWay = new AtomicLong();
+    // field updaters rather than two atomic objects per stream
+    private volatile int started; // 1 once the app's start() or the server's preempt() came first
+    private volatile long onTheWay;
+    private static final AtomicIntegerFieldUpdater<StreamResponse> STARTED =
+            AtomicIntegerFieldUpdater.newUpdater(StreamResponse.class, "started");
+    private static final AtomicLongFieldUpdater<StreamResponse> ON_THE_WAY =
+            AtomicLongFieldUpdater.newUpdater(StreamResponse.class, "onTheWay");
 
     StreamResponse(StreamRequest request, ServerConfig config, String method, String path) {
         this.request = request;
@@ -61,23 +73,10 @@ final class StreamResponse implements Response {
 
     @Override
     public void start(int status, List<String[]> headers, boolean trailers) {
-        if (!started.compareAndSet(false, true)) {
+        if (!STARTED.compareAndSet(this, 0, 1)) {
             return;
         }
-        Http2Headers out = new DefaultHttp2Headers(true, headers.size() + 3).status(Integer.toString(status));
-        if (config.serverHeader()) {
-            out.add("server", "apx");
-        }
-        if (config.dateHeader()) {
-            out.add("date", DateHeader.now());
-        }
-        for (String[] header : headers) {
-            String name = header[0].toLowerCase(Locale.ROOT);
-            if (CONNECTION_SPECIFIC.contains(name) || (name.equals("te") && !header[1].equalsIgnoreCase("trailers"))) {
-                continue;
-            }
-            out.add(name, header[1]);
-        }
+        Http2Headers out = head(status, headers);
         noBody = head || status == 204 || status == 304;
         trailersPending = trailers && !noBody;
         if (config.accessLog()) {
@@ -91,6 +90,49 @@ final class StreamResponse implements Response {
             unsentHead = out;
         }
     }
+
+    /**
+     * The response's HEADERS as Netty's array-backed read-only headers: no hashed entries to build,
+     * and the HPACK encoder reads AsciiStrings fastest. Names are validated (lower case, no pseudo-header).
+     */
+    private Http2Headers head(int status, List<String[]> headers) {
+        AsciiString[] fields = new AsciiString[2 * (headers.size() + 2)];
+        int n = 0;
+        if (config.serverHeader()) {
+            fields[n++] = SERVER;
+            fields[n++] = APX;
+        }
+        if (config.dateHeader()) {
+            fields[n++] = DATE;
+            fields[n++] = date();
+        }
+        for (String[] header : headers) {
+            String name = header[0].toLowerCase(Locale.ROOT);
+            if (CONNECTION_SPECIFIC.contains(name) || (name.equals("te") && !header[1].equalsIgnoreCase("trailers"))) {
+                continue;
+            }
+            fields[n++] = new AsciiString(name);
+            fields[n++] = new AsciiString(header[1]); // ISO-8859-1: one byte per char
+        }
+        AsciiString code = status >= 100 && status < 1000 ? HttpResponseStatus.valueOf(status).codeAsText() : AsciiString.of(Integer.toString(status));
+        return ReadOnlyHttp2Headers.serverHeaders(true, code, n == fields.length ? fields : Arrays.copyOf(fields, n));
+    }
+
+    /** The date header's value, as AsciiString once a second (DateHeader makes a new String once a second). */
+    private static AsciiString date() {
+        String now = DateHeader.now();
+        CachedDate cached = lastDate;
+        if (cached.text != now) {
+            cached = new CachedDate(now, new AsciiString(now));
+            lastDate = cached;
+        }
+        return cached.value;
+    }
+
+    private record CachedDate(String text, AsciiString value) {
+    }
+
+    private static volatile CachedDate lastDate = new CachedDate("", AsciiString.EMPTY_STRING);
 
     @Override
     public void body(byte[] data, boolean more) {
@@ -116,13 +158,13 @@ final class StreamResponse implements Response {
             return;
         }
         int size = content.readableBytes();
-        onTheWay.addAndGet(size);
+        ON_THE_WAY.addAndGet(this, size);
         loop.execute(() -> {
             if (head != null) {
                 request.sendHead(head, false);
             }
             request.sendData(content, end);
-            onTheWay.addAndGet(-size);
+            ON_THE_WAY.addAndGet(this, -size);
             request.queuedWritesArrived();
         });
     }
@@ -175,7 +217,7 @@ final class StreamResponse implements Response {
     }
 
     boolean belowHighWater() {
-        return onTheWay.get() < HIGH_WATER;
+        return onTheWay < HIGH_WATER;
     }
 
     @Override
@@ -204,7 +246,7 @@ final class StreamResponse implements Response {
 
     /** The server answers instead of the app (its own error response); false when the app's response started first. */
     boolean preempt() {
-        return started.compareAndSet(false, true);
+        return STARTED.compareAndSet(this, 0, 1);
     }
 
     @Override
