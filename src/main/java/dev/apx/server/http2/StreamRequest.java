@@ -44,6 +44,8 @@ import java.util.concurrent.TimeUnit;
  */
 final class StreamRequest {
     private static final long POLL_MILLIS = 20;
+    /** A pathsend's chunks (16 KiB) written between flushes. */
+    private static final int FLUSH_EVERY_CHUNKS = 4;
 
     private final ConnectionHandler connection;
     private final Http2Stream stream;
@@ -328,13 +330,18 @@ final class StreamRequest {
     private void pumpFile() {
         FileFrames frames = file;
         try {
-            while (!closed && !frames.done() && channel().isWritable() && flow.isWritable(stream)) {
+            for (int chunks = 1; !closed && !frames.done() && channel().isWritable() && flow.isWritable(stream); chunks++) {
                 ByteBuf chunk = frames.next(channel().alloc());
                 boolean end = frames.done() && frames.endsStream();
                 boolean clientDone = clientDone();
                 ChannelFuture written = writeData(chunk, end);
                 if (end) {
                     ended(written, clientDone);
+                }
+                if (chunks % FLUSH_EVERY_CHUNKS == 0) {
+                    // into the socket, so that its writability stops the loop: a client with wide windows
+                    // would otherwise have the whole file read into the flow controller's queue first
+                    connection.flush(ctx());
                 }
             }
         } catch (IOException e) {
