@@ -24,9 +24,6 @@ import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -96,14 +93,13 @@ final class StreamRequest {
             reset(Http2Error.PROTOCOL_ERROR);
             return;
         }
-        String problem = checkHeaders(frame);
+        String problem = RequestHeaders.problem(frame, state.config().limits());
         if (problem != null) {
             refuse(431, problem);
             return;
         }
         Limits limits = state.config().limits();
-        String length = value(frame, "content-length");
-        if (limits.maxBody() > 0 && length != null && parseLength(length) > limits.maxBody()) {
+        if (limits.maxBody() > 0 && RequestHeaders.contentLength(frame) > limits.maxBody()) {
             refuse(413, "body longer than " + limits.maxBody() + " bytes");
             return;
         }
@@ -116,7 +112,7 @@ final class StreamRequest {
         Channel channel = channel();
         InetSocketAddress client = channel.remoteAddress() instanceof InetSocketAddress a ? a : null;
         InetSocketAddress server = channel.localAddress() instanceof InetSocketAddress a ? a : null;
-        RequestHead head = new RequestHead(method.toString(), path.toString(), "HTTP/2", headers(frame), client, server, null,
+        RequestHead head = new RequestHead(method.toString(), path.toString(), "HTTP/2", RequestHeaders.asgi(frame), client, server, null,
                 endStream, TlsSession.of(channel));
         state.inFlight().incrementAndGet();
         state.countRequest();
@@ -134,50 +130,6 @@ final class StreamRequest {
     void failed(RuntimeException e) {
         Log.warning("HTTP/2 stream failed: " + e);
         reset(Http2Error.INTERNAL_ERROR);
-    }
-
-    /** The ASGI headers: {@code host} from {@code :authority} first (replacing any host field), then the rest in order. */
-    private static List<String[]> headers(Http2Headers frame) {
-        List<String[]> headers = new ArrayList<>(frame.size());
-        CharSequence authority = frame.authority();
-        if (authority != null) {
-            headers.add(new String[]{"host", authority.toString()});
-        }
-        for (Map.Entry<CharSequence, CharSequence> header : frame) {
-            CharSequence name = header.getKey();
-            if ((!name.isEmpty() && name.charAt(0) == ':') || (authority != null && "host".contentEquals(name))) {
-                continue;
-            }
-            // HPACK carries octets; Netty's AsciiString keeps them one char per byte, as ISO-8859-1 (the RequestHead's form)
-            headers.add(new String[]{name.toString(), header.getValue().toString()});
-        }
-        return headers;
-    }
-
-    private String checkHeaders(Http2Headers frame) {
-        Limits limits = state.config().limits();
-        if (frame.size() > limits.requestFields()) {
-            return "more than " + limits.requestFields() + " header fields";
-        }
-        for (Map.Entry<CharSequence, CharSequence> header : frame) {
-            if (header.getKey().length() + 2 + header.getValue().length() > limits.requestFieldSize()) {
-                return "header field " + header.getKey() + " is longer than " + limits.requestFieldSize() + " bytes";
-            }
-        }
-        return null;
-    }
-
-    private static String value(Http2Headers frame, String name) {
-        CharSequence value = frame.get(name);
-        return value == null ? null : value.toString();
-    }
-
-    private static long parseLength(String value) {
-        try {
-            return Long.parseLong(value.trim());
-        } catch (NumberFormatException e) {
-            return Long.MAX_VALUE;
-        }
     }
 
     /** A DATA frame; returns the bytes the client's window gets back now (none while the app is paused). */
