@@ -129,6 +129,11 @@ final class StreamRequest {
     /** The request could not be handed to the app: this stream ends, the others carry on. */
     void failed(RuntimeException e) {
         Log.warning("HTTP/2 stream failed: " + e);
+        if (response != null && exchange == null && !responseDone) { // counted in flight, never handed to the app
+            responseDone = true;
+            state.inFlight().decrementAndGet();
+            connection.closed(this);
+        }
         reset(Http2Error.INTERNAL_ERROR);
     }
 
@@ -476,6 +481,9 @@ final class StreamRequest {
      * --timeout-write is reset (the client keeps its window at zero).
      */
     void stalled() {
+        if (closed) {
+            return; // the disconnect path has the app (and a request that failed to open never gets an exchange)
+        }
         if (!ctx().executor().inEventLoop() || (exchange == null && response != null)) {
             // the latter: the app's first step ran inside HttpApp.open, before begin() had its exchange
             ctx().executor().execute(this::stalled);
