@@ -63,7 +63,6 @@ final class StreamRequest {
     private FileFrames file; // a pathsend being written
     private Runnable afterFile; // the trailers that follow it
     private ScheduledFuture<?> stallTimer; // the poll while the app waits for the window
-    private RequestHead head; // for the log's "GET /path from 127.0.0.1:5000", made only when needed
 
     StreamRequest(ConnectionHandler connection, Http2Stream stream) {
         this.connection = connection;
@@ -116,7 +115,6 @@ final class StreamRequest {
                 endStream, TlsSession.of(channel));
         state.inFlight().incrementAndGet();
         state.countRequest();
-        this.head = head;
         bodyDone = endStream;
         response = new StreamResponse(this, state.config(), head.method(), head.uri());
         connection.opened(this);
@@ -423,7 +421,7 @@ final class StreamRequest {
     }
 
     private String describe() {
-        return head.method() + " " + head.uri() + " from " + client();
+        return response.describe();
     }
 
     String client() {

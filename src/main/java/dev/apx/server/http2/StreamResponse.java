@@ -216,6 +216,11 @@ final class StreamResponse implements Response {
         }
     }
 
+    /** The request as the log names it: {@code GET /path from 127.0.0.1:5000}. */
+    String describe() {
+        return method + " " + path + " from " + (logClient != null ? logClient : request.client());
+    }
+
     boolean belowHighWater() {
         return onTheWay < HIGH_WATER;
     }
