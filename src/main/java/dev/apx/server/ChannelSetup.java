@@ -20,7 +20,7 @@ import io.netty.handler.timeout.IdleStateHandler;
  * the request decoder (limits and strictness from {@link ServerConfig}; it also runs the header
  * read timeout) and the response encoder, {@code Expect: 100-continue}, then the handler that turns
  * requests into {@link Exchange}s. For HTTP/2: the write timeout, then
- * {@link Http2Setup}'s frame codec and one child channel per stream. With {@code --metrics} the
+ * {@link Http2Setup}'s connection handler, which serves every stream itself. With {@code --metrics} the
  * {@link ObservingHandler} sits before the HTTP/1.1 exchanges.
  */
 final class ChannelSetup extends ChannelInitializer<Channel> {

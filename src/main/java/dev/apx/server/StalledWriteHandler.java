@@ -26,7 +26,9 @@ public final class StalledWriteHandler extends IdleStateHandler {
     @Override
     protected void channelIdle(ChannelHandlerContext ctx, IdleStateEvent event) {
         ChannelOutboundBuffer pending = ctx.channel().unsafe().outboundBuffer();
-        if (event.state() == IdleState.WRITER_IDLE && pending != null && pending.totalPendingWriteBytes() > 0) {
+        // Flushed messages only: bytes written but not yet flushed (a flush deferred to the end of the
+        // event loop's turn, as HTTP/2 does) are not the client's to take.
+        if (event.state() == IdleState.WRITER_IDLE && pending != null && pending.size() > 0) {
             Log.warning("Client read nothing for " + seconds + " s with a response waiting, closing the connection");
             ctx.close();
         }

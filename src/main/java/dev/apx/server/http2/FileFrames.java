@@ -2,11 +2,6 @@ package dev.apx.server.http2;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
-import io.netty.channel.ChannelHandlerContext;
-import io.netty.handler.codec.http2.DefaultHttp2DataFrame;
-import io.netty.handler.codec.http2.Http2DataFrame;
-import io.netty.handler.stream.ChunkedInput;
-import io.netty.handler.stream.ChunkedNioFile;
 
 import java.io.IOException;
 import java.nio.channels.FileChannel;
@@ -14,70 +9,73 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 
 /**
- * A file ({@code http.response.pathsend}) as DATA frames, read a chunk at a time by the stream's
- * ChunkedWriteHandler while the stream is writable (HTTP/2 has no zero-copy sendfile: every frame
- * is framed, and on TLS encrypted). The last frame ends the stream unless trailers follow.
+ * A file ({@code http.response.pathsend}) as DATA frames, read a chunk at a time by
+ * {@link StreamRequest} while the stream's window has room (HTTP/2 has no zero-copy sendfile: every
+ * frame is framed, and on TLS encrypted). The last chunk ends the stream unless trailers follow.
  */
-final class FileFrames implements ChunkedInput<Http2DataFrame> {
+final class FileFrames {
     private static final int CHUNK = 16 * 1024;
 
-    private final ChunkedNioFile file;
+    private final FileChannel file;
+    private final long size;
     private final boolean endStream;
-    private boolean endSent;
+    private long position;
+    private boolean emptyEndSent;
 
-    private FileFrames(ChunkedNioFile file, boolean endStream) {
+    private FileFrames(FileChannel file, long size, boolean endStream) {
         this.file = file;
+        this.size = size;
         this.endStream = endStream;
     }
 
     static FileFrames open(Path path, boolean endStream) throws IOException {
         FileChannel channel = FileChannel.open(path, StandardOpenOption.READ);
         try {
-            return new FileFrames(new ChunkedNioFile(channel, CHUNK), endStream);
+            return new FileFrames(channel, channel.size(), endStream);
         } catch (IOException | RuntimeException e) {
             channel.close();
             throw e;
         }
     }
 
-    @Override
-    public boolean isEndOfInput() throws Exception {
-        return file.isEndOfInput() && (endSent || !endStream);
+    boolean endsStream() {
+        return endStream;
     }
 
-    @Override
-    public void close() throws Exception {
-        file.close();
+    /** Everything is read (an empty file that ends the stream still owes its one empty frame). */
+    boolean done() {
+        return position >= size && (emptyEndSent || size > 0 || !endStream);
     }
 
-    @Deprecated
-    @Override
-    public Http2DataFrame readChunk(ChannelHandlerContext ctx) throws Exception {
-        return readChunk(ctx.alloc());
-    }
-
-    @Override
-    public Http2DataFrame readChunk(ByteBufAllocator allocator) throws Exception {
-        if (file.isEndOfInput()) {
-            if (endStream && !endSent) {
-                endSent = true;
-                return new DefaultHttp2DataFrame(true); // an empty file, or one that ended exactly at a chunk
-            }
-            return null;
+    /** The next chunk; a file that shrank under us ends where it now ends. */
+    ByteBuf next(ByteBufAllocator allocator) throws IOException {
+        if (size == 0) {
+            emptyEndSent = true;
+            return allocator.buffer(0);
         }
-        ByteBuf data = file.readChunk(allocator);
-        boolean last = file.isEndOfInput() && endStream;
-        endSent |= last;
-        return new DefaultHttp2DataFrame(data, last);
+        int length = (int) Math.min(CHUNK, size - position);
+        ByteBuf chunk = allocator.directBuffer(length);
+        try {
+            while (chunk.writableBytes() > 0) {
+                int read = chunk.writeBytes(file, position, chunk.writableBytes());
+                if (read < 0) {
+                    position = size;
+                    break;
+                }
+                position += read;
+            }
+        } catch (IOException | RuntimeException e) {
+            chunk.release();
+            throw e;
+        }
+        return chunk;
     }
 
-    @Override
-    public long length() {
-        return file.length();
-    }
-
-    @Override
-    public long progress() {
-        return file.progress();
+    void close() {
+        try {
+            file.close();
+        } catch (IOException ignored) {
+            // read-only: nothing was lost
+        }
     }
 }

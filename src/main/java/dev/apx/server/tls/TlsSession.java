@@ -23,7 +23,7 @@ public record TlsSession(String serverCert, List<String> clientCertChain, String
 
     private static final AttributeKey<TlsSession> KEY = AttributeKey.valueOf("apx.tls");
 
-    /** The TLS session of {@code channel} (or of the connection an HTTP/2 stream channel belongs to), or null on plain TCP. */
+    /** The TLS session of {@code channel} (or of a parent channel's), or null on plain TCP. */
     public static TlsSession of(Channel channel) {
         for (Channel c = channel; c != null; c = c.parent()) {
             TlsSession session = c.attr(KEY).get();
