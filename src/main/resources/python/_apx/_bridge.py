@@ -123,7 +123,9 @@ def _task_stepped_now(coro, loop, context):
     first = []
 
     def call_soon(callback, *args, context=None):
-        if not first and not args:
+        # the task's step wrapper (its __self__ is the task); any other call (another thread's
+        # call_soon during the constructor, if an app makes one) goes to the loop as usual
+        if not first and not args and isinstance(getattr(callback, "__self__", None), _Task):
             first.append(callback)
             return None  # Task.__init__ ignores the handle
         return type(loop).call_soon(loop, callback, *args, context=context)
