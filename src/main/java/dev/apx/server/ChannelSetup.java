@@ -20,8 +20,8 @@ import io.netty.handler.timeout.IdleStateHandler;
  * the request decoder (limits and strictness from {@link ServerConfig}; it also runs the header
  * read timeout) and the response encoder, {@code Expect: 100-continue}, then the handler that turns
  * requests into {@link Exchange}s. For HTTP/2: the write timeout, then
- * {@link Http2Setup}'s connection handler, which serves every stream itself. With {@code --metrics} the
- * {@link ObservingHandler} sits before the HTTP/1.1 exchanges.
+ * {@link Http2Setup}'s connection handler, which serves every stream itself. With {@code --metrics} a
+ * {@link ConnectionCounter} sits before the HTTP/1.1 exchanges (the requests are counted by the exchanges themselves).
  */
 final class ChannelSetup extends ChannelInitializer<Channel> {
     private final ServerState state;
@@ -62,7 +62,7 @@ final class ChannelSetup extends ChannelInitializer<Channel> {
                 .addLast("decoder", new RequestDecoder(config, heads))
                 .addLast("continue", new HttpServerExpectContinueHandler());
         if (state.observer() != HttpObserver.NONE) {
-            pipeline.addLast("observer", new ObservingHandler(state.observer()));
+            pipeline.addLast("observer", new ConnectionCounter(state.observer()));
         }
         pipeline.addLast("exchanges", new ExchangeHandler(state));
     }

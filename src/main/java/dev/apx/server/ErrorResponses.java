@@ -15,22 +15,26 @@ final class ErrorResponses {
     private ErrorResponses() {
     }
 
-    static void sendAndClose(Channel channel, HttpResponseStatus status, ServerConfig config) {
+    /**
+     * Answers {@code status} instead of the app and closes. With {@code --metrics} the refusal counts
+     * as one (by reason) and as the request's response: {@code method} and {@code startedNanos} are the
+     * request's ({@link System#nanoTime} when its head was read), {@code requestBytes} what came of its body.
+     */
+    static void sendAndClose(Channel channel, HttpResponseStatus status, ServerState state, String method, long startedNanos,
+                             long requestBytes) {
         String text = status.equals(HttpResponseStatus.BAD_REQUEST) ? "Invalid HTTP request received." : status.reasonPhrase(); // Uvicorn's words
         byte[] body = text.getBytes(StandardCharsets.US_ASCII);
-        FullHttpResponse response = new Refusal(status, Unpooled.wrappedBuffer(body));
-        DefaultHeaders.add(response.headers(), config);
+        FullHttpResponse response = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, status, Unpooled.wrappedBuffer(body));
+        DefaultHeaders.add(response.headers(), state.config());
         response.headers()
                 .add("content-type", "text/plain; charset=utf-8")
                 .add("content-length", body.length)
                 .add("connection", "close");
         channel.writeAndFlush(response).addListener(ChannelFutureListener.CLOSE);
-    }
-
-    /** The type that tells the server's own refusals from the app's responses (for {@link ObservingHandler}). */
-    static final class Refusal extends DefaultFullHttpResponse {
-        Refusal(HttpResponseStatus status, io.netty.buffer.ByteBuf body) {
-            super(HttpVersion.HTTP_1_1, status, body);
+        HttpObserver observer = state.observer();
+        if (observer != HttpObserver.NONE) {
+            observer.refused(status.code());
+            observer.response(method, status.code(), System.nanoTime() - startedNanos, requestBytes, body.length);
         }
     }
 }

@@ -96,6 +96,7 @@ final class ExchangeHandler extends ChannelInboundHandlerAdapter {
     }
 
     private void begin(HttpRequest request) {
+        long started = state.observer() != HttpObserver.NONE ? System.nanoTime() : 0; // --metrics times the request from here
         if (request.decoderResult().isFailure()) {
             Throwable cause = request.decoderResult().cause();
             HttpResponseStatus status = cause instanceof RequestRejected rejected ? rejected.status()
@@ -106,7 +107,7 @@ final class ExchangeHandler extends ChannelInboundHandlerAdapter {
             Log.warning("Invalid HTTP request received: " + printable(cause.getMessage()));
             closing = true;
             discardQueue();
-            ErrorResponses.sendAndClose(ctx.channel(), status, state.config());
+            ErrorResponses.sendAndClose(ctx.channel(), status, state, request.method().name(), started, 0);
             return;
         }
         int limit = state.config().limitConcurrency();
@@ -114,14 +115,14 @@ final class ExchangeHandler extends ChannelInboundHandlerAdapter {
             Log.warning("Exceeded concurrency limit.");
             closing = true;
             discardQueue();
-            ErrorResponses.sendAndClose(ctx.channel(), HttpResponseStatus.SERVICE_UNAVAILABLE, state.config());
+            ErrorResponses.sendAndClose(ctx.channel(), HttpResponseStatus.SERVICE_UNAVAILABLE, state, request.method().name(), started, 0);
             return;
         }
         if (state.webSockets() != null && WebSocketUpgrade.requested(request)) {
             closing = true; // this handler is done with the connection
             discardQueue();
             FirstRequest.started(ctx.channel());
-            WebSocketUpgrade.begin(ctx, request, head(request), state);
+            WebSocketUpgrade.begin(ctx, request, head(request), state, started);
             return;
         }
         state.inFlight().incrementAndGet();
@@ -129,7 +130,7 @@ final class ExchangeHandler extends ChannelInboundHandlerAdapter {
         state.countRequest();
         RequestHead head = head(request);
         bodyDone = false;
-        NettyResponse response = new NettyResponse(ctx.channel(), request, HttpUtil.isKeepAlive(request), this, state.config());
+        NettyResponse response = new NettyResponse(ctx.channel(), request, HttpUtil.isKeepAlive(request), this, state, started);
         currentResponse = response;
         if (state.stopping().get()) { // a connection accepted just before the shutdown: its first request, served, is its last
             stopping = true;
@@ -170,6 +171,7 @@ final class ExchangeHandler extends ChannelInboundHandlerAdapter {
             return; // nothing is waiting for it
         }
         bodyDone = last;
+        currentResponse.countRequestBytes(content.content().readableBytes());
         if (content.content().isReadable() || last) {
             current.body(ByteBufUtil.getBytes(content.content()), last);
         }
@@ -185,7 +187,7 @@ final class ExchangeHandler extends ChannelInboundHandlerAdapter {
         discardQueue();
         HttpResponseStatus status = cause instanceof RequestRejected rejected ? rejected.status() : HttpResponseStatus.BAD_REQUEST;
         if (currentResponse != null && currentResponse.preempt()) {
-            ErrorResponses.sendAndClose(ctx.channel(), status, state.config());
+            currentResponse.refuse(status);
         } else {
             ctx.close();
         }

@@ -40,6 +40,8 @@ final class NettyResponse implements Response {
     private final HttpRequest request;
     private final ExchangeHandler handler;
     private final ServerConfig config;
+    private final ServerState state;
+    private final long startedNanos; // when the request's head was read, with --metrics (else unused)
     private final boolean head;
     private volatile String logClient; // the access log's client when a proxy names it, else null
     private boolean keepAlive;
@@ -49,18 +51,24 @@ final class NettyResponse implements Response {
     private final AtomicBoolean flushScheduled = new AtomicBoolean();
     private final AtomicLong writes = new AtomicLong(); // body writes so far, for flushSoon
     private Object unsentHead; // off the event loop: the head, to go out in one task with the first body write
+    private int status;
+    private long requestBytes; // event loop
+    private long responseBytes; // the app's side; read on the event loop once the end is handed over
     /** NEW, then STARTED by the app or PREEMPTED by the server's own error response (whichever is first). */
     private final AtomicInteger phase = new AtomicInteger(NEW);
     private static final int NEW = 0;
     private static final int STARTED = 1;
     private static final int PREEMPTED = 2;
 
-    NettyResponse(Channel channel, HttpRequest request, boolean keepAlive, ExchangeHandler handler, ServerConfig config) {
+    NettyResponse(Channel channel, HttpRequest request, boolean keepAlive, ExchangeHandler handler, ServerState state,
+                  long startedNanos) {
         this.channel = channel;
         this.request = request;
         this.keepAlive = keepAlive;
         this.handler = handler;
-        this.config = config;
+        this.config = state.config();
+        this.state = state;
+        this.startedNanos = startedNanos;
         this.head = request.method().equals(HttpMethod.HEAD);
     }
 
@@ -74,6 +82,7 @@ final class NettyResponse implements Response {
         if (!phase.compareAndSet(NEW, STARTED)) {
             return;
         }
+        this.status = status;
         DefaultHttpResponse response = new DefaultHttpResponse(HttpVersion.HTTP_1_1,
                 reason == null ? HttpResponseStatus.valueOf(status) : HttpResponseStatus.valueOf(status, reason));
         HttpHeaders out = response.headers();
@@ -178,7 +187,12 @@ final class NettyResponse implements Response {
         if (content != null) {
             channel.write(content);
         }
-        return channel.writeAndFlush(last, done);
+        ChannelFuture written = channel.writeAndFlush(last, done);
+        HttpObserver observer = state.observer();
+        if (observer != HttpObserver.NONE) { // --metrics: the response is whole in the pipeline, as the request path sees it
+            observer.response(request.method().name(), status, System.nanoTime() - startedNanos, requestBytes, responseBytes);
+        }
+        return written;
     }
 
     @Override
@@ -197,6 +211,9 @@ final class NettyResponse implements Response {
             return;
         }
         Object content = !noBody && data.length > 0 ? new DefaultHttpContent(OffHeap.copy(channel, data)) : null;
+        if (content != null) {
+            responseBytes += data.length;
+        }
         if (more || trailersPending) {
             writeMiddle(content, true);
         } else {
@@ -218,7 +235,9 @@ final class NettyResponse implements Response {
         Object region = null;
         if (!noBody) {
             FileChannel file = FileChannel.open(path, StandardOpenOption.READ);
-            region = new DefaultFileRegion(file, offset, count < 0 ? file.size() - offset : count);
+            DefaultFileRegion whole = new DefaultFileRegion(file, offset, count < 0 ? file.size() - offset : count);
+            responseBytes += whole.count();
+            region = whole;
         }
         if (trailersPending) {
             writeMiddle(region, false);
@@ -257,6 +276,16 @@ final class NettyResponse implements Response {
     /** The request as the log names it: {@code GET /path?query from 127.0.0.1:5000} (the client's bytes made printable by the caller). */
     String describeRequest() {
         return request.method() + " " + request.uri() + " from " + (logClient != null ? logClient : clientOf(channel));
+    }
+
+    /** Body bytes read for this request (event loop), for {@code --metrics}. */
+    void countRequestBytes(int bytes) {
+        requestBytes += bytes;
+    }
+
+    /** The server's own answer, after {@link #preempt} (event loop): counted as this request's response. */
+    void refuse(HttpResponseStatus refusal) {
+        ErrorResponses.sendAndClose(channel, refusal, state, request.method().name(), startedNanos, requestBytes);
     }
 
     /** The server answers instead of the app (event loop); false when the app's response started first. */

@@ -29,16 +29,20 @@ final class WebSocketUpgrade {
     /**
      * Replaces {@code exchanges} (the HTTP handler, which called this from its event loop) with a
      * WebSocket handler and opens the app's session. The keep-alive idle timer goes: a WebSocket has its own pings.
+     * {@code startedNanos}: when the request's head was read, for {@code --metrics}.
      */
-    static void begin(ChannelHandlerContext exchanges, HttpRequest request, RequestHead head, ServerState state) {
+    static void begin(ChannelHandlerContext exchanges, HttpRequest request, RequestHead head, ServerState state, long startedNanos) {
         String problem = problem(request);
         if (problem != null) {
             Log.warning("Invalid WebSocket handshake: " + problem);
             if (problem.startsWith("unsupported")) { // 426 with the version we speak
                 WebSocketServerHandshakerFactory.sendUnsupportedVersionResponse(exchanges.channel())
                         .addListener(ChannelFutureListener.CLOSE);
+                state.observer().response(request.method().name(), HttpResponseStatus.UPGRADE_REQUIRED.code(),
+                        System.nanoTime() - startedNanos, 0, 0);
             } else {
-                ErrorResponses.sendAndClose(exchanges.channel(), HttpResponseStatus.BAD_REQUEST, state.config());
+                ErrorResponses.sendAndClose(exchanges.channel(), HttpResponseStatus.BAD_REQUEST, state, request.method().name(),
+                        startedNanos, 0);
             }
             return;
         }
@@ -51,6 +55,9 @@ final class WebSocketUpgrade {
         }
         WebSocketHandler handler = new WebSocketHandler(state, request);
         pipeline.replace(exchanges.handler(), "websocket", handler);
+        if (state.observer() != HttpObserver.NONE) {
+            pipeline.addBefore("websocket", "ws-observer", new WebSocketObserver(state.observer(), startedNanos));
+        }
         state.inFlight().incrementAndGet();
         handler.open(head);
     }

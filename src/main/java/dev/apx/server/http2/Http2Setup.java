@@ -1,5 +1,6 @@
 package dev.apx.server.http2;
 
+import dev.apx.server.ConnectionCounter;
 import dev.apx.server.HttpObserver;
 import dev.apx.server.ServerState;
 import io.netty.channel.ChannelPipeline;
@@ -16,7 +17,7 @@ import io.netty.handler.codec.http2.UniformStreamByteDistributor;
  * The HTTP/2 part of a connection's pipeline: one {@link ConnectionHandler}, Netty's connection
  * codec with settings from {@link Http2Config} and its defences switched on (rapid reset,
  * CONTINUATION and empty-frame floods, queued control frames), which serves every stream itself
- * (with {@code --metrics}, a {@link ConnectionObserver} before it), and before it a
+ * (with {@code --metrics}, a {@link ConnectionCounter} before it), and before it a
  * {@link WriteBatcher} that hands its small writes on as one (not on a connection upgraded from HTTP/1.1:
  * Netty's upgrade puts the handler in place alone). The same handler serves a
  * connection that began with the client preface (ALPN h2, prior knowledge) and one upgraded from
@@ -37,7 +38,7 @@ public final class Http2Setup {
     /** A connection that speaks HTTP/2 from its first byte; with --metrics it is counted as a connection here. */
     public static void configure(ChannelPipeline pipeline, ServerState state) {
         if (state.observer() != HttpObserver.NONE) {
-            pipeline.addLast("h2-observer", new ConnectionObserver(state.observer()));
+            pipeline.addLast("h2-observer", new ConnectionCounter(state.observer()));
         }
         pipeline.addLast("h2-batch", new WriteBatcher()).addLast("h2", new Builder(state).build());
     }

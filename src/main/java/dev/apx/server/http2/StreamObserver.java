@@ -5,7 +5,7 @@ import io.netty.handler.codec.http2.Http2Headers;
 
 /**
  * Watches one HTTP/2 stream for {@link HttpObserver} ({@code --metrics} only), as the HTTP/1.1
- * pipeline's ObservingHandler watches a connection: {@link StreamRequest} tells it of the request's
+ * pipeline's ConnectionCounter counts the connection: {@link StreamRequest} tells it of the request's
  * HEADERS and DATA and of every response frame it writes, so the same {@code apx_http_*} series
  * count both protocols. The response ends with the frame that carries END_STREAM (the last DATA
  * frame, or the trailers); a stream reset before that counts no response, as a dropped HTTP/1.1

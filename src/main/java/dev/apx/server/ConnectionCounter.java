@@ -1,18 +1,20 @@
-package dev.apx.server.http2;
+package dev.apx.server;
 
-import dev.apx.server.HttpObserver;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 
 /**
- * Counts an HTTP/2 connection for {@code --metrics}. It joins the pipeline once ALPN or the client
- * preface chose h2, after the channel became active, so the connection opens when it is added.
+ * Counts a connection open and closed for {@code --metrics}, on HTTP/1.1 and h2 alike. It handles no
+ * read or write, so Netty passes every request's messages by it at no cost (the requests are counted
+ * where they are served: {@link NettyResponse}, {@link ErrorResponses}, and h2's stream observer).
+ * On TLS, and on a cleartext port where h2 is on, it joins the pipeline once ALPN or the first bytes
+ * chose the protocol, after the channel became active, so the connection opens when it is added.
  */
-final class ConnectionObserver extends ChannelInboundHandlerAdapter {
+public final class ConnectionCounter extends ChannelInboundHandlerAdapter {
     private final HttpObserver observer;
     private boolean open;
 
-    ConnectionObserver(HttpObserver observer) {
+    public ConnectionCounter(HttpObserver observer) {
         this.observer = observer;
     }
 
