@@ -95,7 +95,7 @@ final class Messages {
         for (String[] header : headers) {
             if (header[0].equalsIgnoreCase("content-length")) {
                 String value = header[1].strip();
-                if (value.isEmpty() || value.length() > 18 || !value.chars().allMatch(c -> c >= '0' && c <= '9')) {
+                if (value.isEmpty() || value.length() > 18 || !digits(value)) {
                     throw new Invalid("invalid content-length " + header[1]);
                 }
                 long parsed = Long.parseLong(value);
@@ -106,6 +106,17 @@ final class Messages {
             }
         }
         return length;
+    }
+
+    /** Only ASCII digits (a loop, not a stream: this runs for every response). */
+    private static boolean digits(String value) {
+        for (int i = 0; i < value.length(); i++) {
+            char c = value.charAt(i);
+            if (c < '0' || c > '9') {
+                return false;
+            }
+        }
+        return true;
     }
 
     private static boolean validToken(String name) {

@@ -8,6 +8,7 @@ import java.util.List;
  */
 public final class ExtraHeaders {
     private static volatile List<String[]> headers = List.of();
+    private static volatile boolean hasServer; // read for every response: worked out once, here
 
     private ExtraHeaders() {
     }
@@ -15,6 +16,7 @@ public final class ExtraHeaders {
     /** Parses {@code Name:Value} items; a missing colon or an empty name is an IllegalArgumentException. */
     public static void set(List<String> items) {
         headers = items.stream().map(ExtraHeaders::parse).toList();
+        hasServer = headers.stream().anyMatch(header -> header[0].equals("server"));
     }
 
     static List<String[]> get() {
@@ -22,7 +24,7 @@ public final class ExtraHeaders {
     }
 
     static boolean hasServer() {
-        return headers.stream().anyMatch(header -> header[0].equals("server"));
+        return hasServer;
     }
 
     private static String[] parse(String item) {
