@@ -426,23 +426,50 @@ def h2load(server, workload, connections, seconds):
 
 
 def warm_up(server, workload, options):
-    """Load for the minimum warm-up, then in 2-s slices until two in a row agree within 10 % (the JIT
-    has settled), up to 2 × the minimum. Returns the seconds spent."""
-    minimum = options.warmup_apx if is_apx(server.name) or server.name == "apx-metrics" else options.warmup_uvicorn
-    if (is_apx(server.name) or server.name == "apx-metrics") and not options.quick:
+    """Load for the minimum warm-up, then in 2-s slices until two in a row agree within 10 % and, for a
+    JVM, its JIT compilers used under 2 % of the last slice (C2 goes on compiling for tens of seconds
+    after the req/s look flat: docs/benchmarks.md), up to 2 × the minimum (at least 60 s for a JVM).
+    Returns the seconds spent."""
+    jvm = is_apx(server.name) or server.name == "apx-metrics"
+    minimum = options.warmup_apx if jvm else options.warmup_uvicorn
+    if jvm and not options.quick:
         minimum = max(minimum, workload.min_warmup)
     if minimum <= 0:
         return 0
     began = time.monotonic()
-    connections = max(workload.connections or options.connections)
-    load(server, workload, connections, minimum, options)
+    counts = workload.connections or options.connections
+    load(server, workload, max(counts), minimum, options)
+    limit = max(2 * minimum, 60 if jvm and not options.quick else 0) - 1
     previous = None
-    while time.monotonic() - began < 2 * minimum - 1:
-        rate = load(server, workload, connections, 2, options)["rps"]
-        if previous is not None and abs(rate - previous) <= 0.1 * max(rate, previous):
+    while time.monotonic() - began < limit:
+        # a slice at every connection count the rounds use: each new count (a new wrk, its connections
+        # opened and closed) makes C2 deoptimize some of what it compiled for the last one
+        compiling = compiler_seconds(server)
+        rates = [load(server, workload, connections, 2, options)["rps"] for connections in counts]
+        quiet = compiler_seconds(server) - compiling < 0.02 * 2 * len(counts)
+        if previous is not None and quiet and all(abs(a - b) <= 0.1 * max(a, b) for a, b in zip(rates, previous)):
             break
-        previous = rate
+        previous = rates
     return round(time.monotonic() - began)
+
+
+def compiler_seconds(server):
+    """CPU time of the JIT compiler threads (HotSpot's "C1/C2 CompilerThread") in the server's processes; 0 for others."""
+    total, pids = 0, [server.process.pid]
+    while pids:
+        pid = pids.pop()
+        try:
+            for task in os.listdir(f"/proc/{pid}/task"):
+                with open(f"/proc/{pid}/task/{task}/stat") as f:
+                    name, fields = f.read().split("(", 1)[1].rsplit(")", 1)
+                if "CompilerThre" in name:
+                    fields = fields.split()
+                    total += int(fields[11]) + int(fields[12])
+                with open(f"/proc/{pid}/task/{task}/children") as f:
+                    pids.extend(int(child) for child in f.read().split())
+        except (FileNotFoundError, ProcessLookupError):
+            pass
+    return total / os.sysconf("SC_CLK_TCK")
 
 
 def measure_group(label, servers, workload, options, runs):
