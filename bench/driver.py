@@ -655,7 +655,7 @@ def benchmark(selected, options):
         servers = [start_server(kind, workload.app, workload.name, interface=workload.interface, workers=workload.workers,
                                 tls=workload.tls) for kind in options.apx_kinds + list(workload.peers)]
         try:
-            measure_group(workload.name, servers, workload, options, runs)
+            measure_group(workload.name, list(servers), workload, options, runs)  # it drops the servers it skips: stop them all
         except BenchFailure as failure:
             failures.append(f"{workload.name}: {failure}")
             print(f"  {workload.name:<20} FAILED: {failure}", flush=True)
