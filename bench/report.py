@@ -222,8 +222,8 @@ def update_docs(rows, facts, settings):
     block = "\n".join([start, "",
                        f"Run finished {settings.get('finished', time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime()))} "
                        f"({settings['elapsed_s'] / 60:.1f} min; "
-                       f"{settings['reps']} repetitions of {settings['duration']} s, warm-up {settings['warmup_apx']} s "
-                       f"apx / {settings['warmup_uvicorn']} s Uvicorn; load average {settings['loadavg_start']:.2f} "
+                       f"{settings['reps']} repetitions of {settings['duration']} s, warm-up at least {settings['warmup_apx']} s "
+                       f"apx, until its JIT is quiet / {settings['warmup_uvicorn']} s Uvicorn; load average {settings['loadavg_start']:.2f} "
                        f"before, {settings['loadavg_end']:.2f} after).", "",
                        table(rows), "", "Issue 12's targets in this run:", "", targets(rows), "",
                        "Machine and versions:", ""]
