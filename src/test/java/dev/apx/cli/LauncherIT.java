@@ -104,7 +104,7 @@ class LauncherIT {
     /** A heap the cache's archived objects do not fit at start (-Xmn at -Xms): the JVM would refuse to start with the cache. */
     @Test
     void aCacheTheJvmRefusesWithTheUsersHeapOptionsIsLeftOut() throws Exception {
-        assertThat(serve(trained, List.of(), "-Xmn15m")).contains("apx: the JVM cannot use the AOT cache with APX_JAVA_OPTS='-Xmn15m'")
+        assertThat(serve(trained, List.of(), "-Xmn47m")).contains("apx: the JVM cannot use the AOT cache with APX_JAVA_OPTS='-Xmn47m'")
                 .doesNotContain("Unable to use AOT cache");
         assertThat(serve(trained, List.of(), "-Xmn4m")).as("options the cache works with: no note")
                 .doesNotContain("AOT cache");

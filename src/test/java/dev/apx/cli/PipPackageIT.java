@@ -155,13 +155,13 @@ class PipPackageIT {
         try {
             assertThat(training.start().waitFor()).as(Files.readString(tmp.resolve("training.txt"))).isZero();
             Served served = serve(List.of(venv.resolve("bin/apx").toString(), "--port", "0", "--app-dir", appDir.toString(), "--no-access-log",
-                    "where:app"), Map.of("APX_JAVA_OPTS", "-Xmn15m"));
+                    "where:app"), Map.of("APX_JAVA_OPTS", "-Xmn47m"));
             assertWhere(served.get("/"));
             List<String> jvmArgs = List.of(Files.readString(Path.of("/proc/" + served.process.pid() + "/cmdline")).split("\0"));
-            assertThat(jvmArgs).contains("-Xmn15m").noneMatch(arg -> arg.startsWith("-XX:AOTCache"));
+            assertThat(jvmArgs).contains("-Xmn47m").noneMatch(arg -> arg.startsWith("-XX:AOTCache"));
             Result result = served.stop();
             assertThat(result.exitCode()).as(result.stderr()).isZero();
-            assertThat(result.stderr()).contains("apx: the JVM cannot use the AOT cache with APX_JAVA_OPTS='-Xmn15m'");
+            assertThat(result.stderr()).contains("apx: the JVM cannot use the AOT cache with APX_JAVA_OPTS='-Xmn47m'");
         } finally {
             Files.deleteIfExists(cache); // the other tests run without a cache, as the wheel ships none
         }
