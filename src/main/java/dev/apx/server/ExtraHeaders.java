@@ -7,24 +7,27 @@ import java.util.List;
  * default headers. Process-wide, set once at startup (like the log level).
  */
 public final class ExtraHeaders {
-    private static volatile List<String[]> headers = List.of();
-    private static volatile boolean hasServer; // read for every response: worked out once, here
+    /** The parsed headers and whether one is {@code server}, set together (read for every response). */
+    private record Parsed(List<String[]> headers, boolean hasServer) {
+    }
+
+    private static volatile Parsed parsed = new Parsed(List.of(), false);
 
     private ExtraHeaders() {
     }
 
     /** Parses {@code Name:Value} items; a missing colon or an empty name is an IllegalArgumentException. */
     public static void set(List<String> items) {
-        headers = items.stream().map(ExtraHeaders::parse).toList();
-        hasServer = headers.stream().anyMatch(header -> header[0].equals("server"));
+        List<String[]> headers = items.stream().map(ExtraHeaders::parse).toList();
+        parsed = new Parsed(headers, headers.stream().anyMatch(header -> header[0].equals("server")));
     }
 
     static List<String[]> get() {
-        return headers;
+        return parsed.headers();
     }
 
     static boolean hasServer() {
-        return hasServer;
+        return parsed.hasServer();
     }
 
     private static String[] parse(String item) {

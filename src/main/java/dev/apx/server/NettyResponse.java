@@ -39,7 +39,6 @@ final class NettyResponse implements Response {
     private final Channel channel;
     private final HttpRequest request;
     private final ExchangeHandler handler;
-    private final ServerConfig config;
     private final ServerState state;
     private final long startedNanos; // when the request's head was read, with --metrics (else unused)
     private final boolean head;
@@ -66,7 +65,6 @@ final class NettyResponse implements Response {
         this.request = request;
         this.keepAlive = keepAlive;
         this.handler = handler;
-        this.config = state.config();
         this.state = state;
         this.startedNanos = startedNanos;
         this.head = request.method().equals(HttpMethod.HEAD);
@@ -86,7 +84,7 @@ final class NettyResponse implements Response {
         DefaultHttpResponse response = new DefaultHttpResponse(HttpVersion.HTTP_1_1,
                 reason == null ? HttpResponseStatus.valueOf(status) : HttpResponseStatus.valueOf(status, reason));
         HttpHeaders out = response.headers();
-        DefaultHeaders.add(out, config);
+        DefaultHeaders.add(out, state.config());
         boolean length = false;
         boolean encoding = false;
         for (String[] header : headers) {
@@ -115,7 +113,7 @@ final class NettyResponse implements Response {
         if (unframed && http11) {
             out.add("transfer-encoding", "chunked");
         }
-        if (config.accessLog()) {
+        if (state.config().accessLog()) {
             Log.access(logClient != null ? logClient : clientOf(channel), request.method().name(), request.uri(),
                     request.protocolVersion().text().substring(5), status);
         }
