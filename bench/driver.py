@@ -322,19 +322,32 @@ def parse_wrk(output):
 
 def cpu_seconds(server):
     """User + system CPU time of the server process so far (all its threads), with its worker processes' (--workers)."""
-    total, pids = 0, [server.process.pid]
+    return sum(_cpu_ticks(f"/proc/{pid}/stat")[1] for pid in _server_pids(server)) / os.sysconf("SC_CLK_TCK")
+
+
+def _server_pids(server):
+    """The server's process, then its descendants (a supervisor's workers), as /proc lists them now."""
+    pids = [server.process.pid]
     while pids:
         pid = pids.pop()
+        yield pid
         try:
-            with open(f"/proc/{pid}/stat") as f:
-                fields = f.read().rsplit(")", 1)[1].split()
-            total += int(fields[11]) + int(fields[12])
             for task in os.listdir(f"/proc/{pid}/task"):
                 with open(f"/proc/{pid}/task/{task}/children") as f:
                     pids.extend(int(child) for child in f.read().split())
         except (FileNotFoundError, ProcessLookupError):
             pass  # a worker that just exited
-    return total / os.sysconf("SC_CLK_TCK")
+
+
+def _cpu_ticks(stat_path):
+    """(name, utime + stime in clock ticks) from a /proc stat file; ("", 0) once the process or thread is gone."""
+    try:
+        with open(stat_path) as f:
+            name, fields = f.read().split("(", 1)[1].rsplit(")", 1)
+    except (FileNotFoundError, ProcessLookupError):
+        return "", 0
+    fields = fields.split()
+    return name, int(fields[11]) + int(fields[12])
 
 
 def context_switches(server):
@@ -455,20 +468,16 @@ def warm_up(server, workload, options):
 
 def compiler_seconds(server):
     """CPU time of the JIT compiler threads (HotSpot's "C1/C2 CompilerThread") in the server's processes; 0 for others."""
-    total, pids = 0, [server.process.pid]
-    while pids:
-        pid = pids.pop()
+    total = 0
+    for pid in _server_pids(server):
         try:
-            for task in os.listdir(f"/proc/{pid}/task"):
-                with open(f"/proc/{pid}/task/{task}/stat") as f:
-                    name, fields = f.read().split("(", 1)[1].rsplit(")", 1)
-                if "CompilerThre" in name:
-                    fields = fields.split()
-                    total += int(fields[11]) + int(fields[12])
-                with open(f"/proc/{pid}/task/{task}/children") as f:
-                    pids.extend(int(child) for child in f.read().split())
+            tasks = os.listdir(f"/proc/{pid}/task")
         except (FileNotFoundError, ProcessLookupError):
-            pass
+            continue
+        for task in tasks:
+            name, ticks = _cpu_ticks(f"/proc/{pid}/task/{task}/stat")
+            if "CompilerThre" in name:
+                total += ticks
     return total / os.sysconf("SC_CLK_TCK")
 
 
