@@ -1,5 +1,7 @@
 package dev.apx.server;
 
+import io.netty.util.AsciiString;
+
 import java.util.List;
 
 /**
@@ -7,23 +9,31 @@ import java.util.List;
  * default headers. Process-wide, set once at startup (like the log level).
  */
 public final class ExtraHeaders {
-    /** The parsed headers and whether one is {@code server}, set together (read for every response). */
-    private record Parsed(List<String[]> headers, boolean hasServer) {
+    /** The headers as name, value, name, value, ... and whether one is {@code server}, set together (read for every response). */
+    private record Parsed(AsciiString[] fields, boolean hasServer) {
     }
 
-    private static volatile Parsed parsed = new Parsed(List.of(), false);
+    private static volatile Parsed parsed = new Parsed(new AsciiString[0], false);
 
     private ExtraHeaders() {
     }
 
     /** Parses {@code Name:Value} items; a missing colon or an empty name is an IllegalArgumentException. */
     public static void set(List<String> items) {
-        List<String[]> headers = items.stream().map(ExtraHeaders::parse).toList();
-        parsed = new Parsed(headers, headers.stream().anyMatch(header -> header[0].equals("server")));
+        AsciiString[] fields = new AsciiString[2 * items.size()];
+        boolean hasServer = false;
+        for (int i = 0; i < items.size(); i++) {
+            String[] header = parse(items.get(i));
+            fields[2 * i] = new AsciiString(header[0]);
+            fields[2 * i + 1] = new AsciiString(header[1]);
+            hasServer |= header[0].equals("server");
+        }
+        parsed = new Parsed(fields, hasServer);
     }
 
-    static List<String[]> get() {
-        return parsed.headers();
+    /** name, value, name, value, ...: not to be changed. */
+    static AsciiString[] fields() {
+        return parsed.fields();
     }
 
     static boolean hasServer() {

@@ -59,6 +59,11 @@ class UvicornOptionsIT {
             String response = rawGet(apx.port);
             assertThat(response).containsIgnoringCase("x-served-by: apx-test\r\n").containsIgnoringCase("x-two: 2\r\n")
                     .containsIgnoringCase("server: apx\r\n");
+            Process curl = new ProcessBuilder("curl", "--silent", "--http2-prior-knowledge", "--include", "http://127.0.0.1:" + apx.port + "/")
+                    .redirectErrorStream(true).start();
+            String h2 = new String(curl.getInputStream().readAllBytes(), StandardCharsets.ISO_8859_1);
+            assertThat(curl.waitFor()).isZero();
+            assertThat(h2).as("the same headers on HTTP/2").startsWith("HTTP/2 200").contains("x-served-by: apx-test\r\n", "x-two: 2\r\n", "server: apx\r\n");
             assertThat(apx.stderr()).contains("\u001b[32mINFO\u001b[0m:     Application startup complete.");
             apx.process.destroy();
             assertThat(apx.awaitExit(WAIT)).isZero();

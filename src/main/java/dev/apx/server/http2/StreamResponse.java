@@ -1,7 +1,7 @@
 package dev.apx.server.http2;
 
 import dev.apx.log.Log;
-import dev.apx.server.DateHeader;
+import dev.apx.server.DefaultHeaders;
 import dev.apx.server.OffHeap;
 import dev.apx.server.Response;
 import dev.apx.server.ServerConfig;
@@ -40,9 +40,6 @@ final class StreamResponse implements Response {
             "transfer-encoding", "upgrade");
     /** Body bytes posted to the loop and not yet handed to the codec, past which send() waits (as a stream channel's 64 KiB mark did). */
     private static final long HIGH_WATER = 64 * 1024;
-    private static final AsciiString SERVER = AsciiString.cached("server");
-    private static final AsciiString APX = AsciiString.cached("apx");
-    private static final AsciiString DATE = AsciiString.cached("date");
 
     private final StreamRequest request;
     private final EventLoop loop;
@@ -96,16 +93,8 @@ final class StreamResponse implements Response {
      * and the HPACK encoder reads AsciiStrings fastest. Names are validated (lower case, no pseudo-header).
      */
     private Http2Headers head(int status, List<String[]> headers) {
-        AsciiString[] fields = new AsciiString[2 * (headers.size() + 2)];
-        int n = 0;
-        if (config.serverHeader()) {
-            fields[n++] = SERVER;
-            fields[n++] = APX;
-        }
-        if (config.dateHeader()) {
-            fields[n++] = DATE;
-            fields[n++] = date();
-        }
+        AsciiString[] fields = new AsciiString[DefaultHeaders.slots(config) + 2 * headers.size()];
+        int n = DefaultHeaders.put(fields, 0, config);
         for (String[] header : headers) {
             String name = header[0].toLowerCase(Locale.ROOT);
             if (CONNECTION_SPECIFIC.contains(name) || (name.equals("te") && !header[1].equalsIgnoreCase("trailers"))) {
@@ -117,22 +106,6 @@ final class StreamResponse implements Response {
         AsciiString code = status >= 100 && status < 1000 ? HttpResponseStatus.valueOf(status).codeAsText() : AsciiString.of(Integer.toString(status));
         return ReadOnlyHttp2Headers.serverHeaders(true, code, n == fields.length ? fields : Arrays.copyOf(fields, n));
     }
-
-    /** The date header's value, as AsciiString once a second (DateHeader makes a new String once a second). */
-    private static AsciiString date() {
-        String now = DateHeader.now();
-        CachedDate cached = lastDate;
-        if (cached.text != now) {
-            cached = new CachedDate(now, new AsciiString(now));
-            lastDate = cached;
-        }
-        return cached.value;
-    }
-
-    private record CachedDate(String text, AsciiString value) {
-    }
-
-    private static volatile CachedDate lastDate = new CachedDate("", AsciiString.EMPTY_STRING);
 
     @Override
     public void body(byte[] data, boolean more) {
