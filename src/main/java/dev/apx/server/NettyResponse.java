@@ -6,21 +6,27 @@ import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelPromise;
 import io.netty.channel.DefaultFileRegion;
 import io.netty.handler.codec.http.DefaultHttpContent;
+import io.netty.handler.codec.http.DefaultHttpHeadersFactory;
 import io.netty.handler.codec.http.DefaultHttpResponse;
 import io.netty.handler.codec.http.DefaultLastHttpContent;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpHeaderValues;
 import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.LastHttpContent;
+import io.netty.handler.codec.http.ReadOnlyHttpHeaders;
+import io.netty.util.AsciiString;
 
 import java.io.IOException;
 import java.nio.channels.FileChannel;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.util.Arrays;
 import java.util.List;
-import java.util.Locale;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
@@ -58,6 +64,7 @@ final class NettyResponse implements Response {
     private static final int NEW = 0;
     private static final int STARTED = 1;
     private static final int PREEMPTED = 2;
+    private static final DefaultHttpHeadersFactory MUTABLE_HEADERS = DefaultHttpHeadersFactory.headersFactory().withValidation(false);
 
     NettyResponse(Channel channel, HttpRequest request, boolean keepAlive, ExchangeHandler handler, ServerState state,
                   long startedNanos) {
@@ -81,20 +88,24 @@ final class NettyResponse implements Response {
             return;
         }
         this.status = status;
-        DefaultHttpResponse response = new DefaultHttpResponse(HttpVersion.HTTP_1_1,
-                reason == null ? HttpResponseStatus.valueOf(status) : HttpResponseStatus.valueOf(status, reason));
-        HttpHeaders out = response.headers();
-        DefaultHeaders.add(out, state.config());
+        ServerConfig config = state.config();
+        AsciiString[] fields = new AsciiString[DefaultHeaders.slots(config) + 2 * headers.size() + 4];
+        int n = DefaultHeaders.put(fields, 0, config);
+        boolean connection = hasConnection(fields, n);
         boolean length = false;
         boolean encoding = false;
         for (String[] header : headers) {
-            String name = header[0].toLowerCase(Locale.ROOT);
-            length |= name.equals("content-length");
-            encoding |= name.equals("transfer-encoding");
-            if (name.equals("connection") && header[1].equalsIgnoreCase("close")) {
-                keepAlive = false;
+            String name = header[0];
+            if (name.equalsIgnoreCase("content-length")) {
+                length = true;
+            } else if (name.equalsIgnoreCase("transfer-encoding")) {
+                encoding = true;
+            } else if (name.equalsIgnoreCase("connection")) {
+                connection = true;
+                keepAlive &= !header[1].equalsIgnoreCase("close");
             }
-            out.add(header[0], header[1]);
+            fields[n++] = ascii(name);
+            fields[n++] = ascii(header[1]);
         }
         noBody = head || status < 200 || status == 204 || status == 304;
         boolean http11 = request.protocolVersion().equals(HttpVersion.HTTP_1_1);
@@ -103,16 +114,28 @@ final class NettyResponse implements Response {
             keepAlive = false; // the close ends the body, or the server closes after this response
         }
         trailersPending = trailers && !noBody;
-        if (!out.contains("connection")) { // before transfer-encoding, in Uvicorn's order
+        if (!connection) { // before transfer-encoding, in Uvicorn's order
             if (!keepAlive) {
-                out.add("connection", "close");
+                fields[n++] = HttpHeaderNames.CONNECTION;
+                fields[n++] = HttpHeaderValues.CLOSE;
             } else if (!http11) {
-                out.add("connection", "keep-alive"); // an HTTP/1.0 client closes unless told otherwise
+                fields[n++] = HttpHeaderNames.CONNECTION;
+                fields[n++] = HttpHeaderValues.KEEP_ALIVE; // an HTTP/1.0 client closes unless told otherwise
             }
         }
         if (unframed && http11) {
-            out.add("transfer-encoding", "chunked");
+            fields[n++] = HttpHeaderNames.TRANSFER_ENCODING;
+            fields[n++] = HttpHeaderValues.CHUNKED;
         }
+        // Array-backed headers, unvalidated (Messages.headers checked the app's): no hash table to fill
+        // for a response that is only encoded, and AsciiStrings the encoder copies whole. Netty's encoder
+        // edits the framing headers of a response without a body (1xx, 204, 205), so those get a mutable copy.
+        HttpHeaders out = new ReadOnlyHttpHeaders(false, n == fields.length ? fields : Arrays.copyOf(fields, n));
+        if (noBody || status == 205) {
+            out = MUTABLE_HEADERS.newHeaders().add(out);
+        }
+        DefaultHttpResponse response = new DefaultHttpResponse(HttpVersion.HTTP_1_1,
+                reason == null ? HttpResponseStatus.valueOf(status) : HttpResponseStatus.valueOf(status, reason), out);
         if (state.config().accessLog()) {
             Log.access(logClient != null ? logClient : clientOf(channel), request.method().name(), request.uri(),
                     request.protocolVersion().text().substring(5), status);
@@ -191,6 +214,20 @@ final class NettyResponse implements Response {
             observer.response(request.method().name(), status, System.nanoTime() - startedNanos, requestBytes, responseBytes);
         }
         return written;
+    }
+
+    private static boolean hasConnection(AsciiString[] fields, int end) {
+        for (int i = 0; i < end; i += 2) {
+            if (AsciiString.contentEqualsIgnoreCase(fields[i], HttpHeaderNames.CONNECTION)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** A header name or value (ISO-8859-1, one byte per char, as Messages.headers made it) as bytes. */
+    private static AsciiString ascii(String text) {
+        return new AsciiString(text.getBytes(StandardCharsets.ISO_8859_1), false);
     }
 
     @Override
