@@ -78,8 +78,15 @@ def http_runner(app, state, java_receive, java_start, java_body, java_send):
             "state": state.copy(),
             "extensions": {"http.response.trailers": {}, "http.response.pathsend": {}},
         }
-        if tls is not None:  # the ASGI TLS extension, on HTTPS connections only
-            scope["extensions"]["tls"] = tls
+        if tls is not None:  # the ASGI TLS extension, on HTTPS connections only (values in Scope.TLS_KEYS' order)
+            scope["extensions"]["tls"] = {
+                "server_cert": tls[0],
+                "client_cert_chain": tls[1],
+                "client_cert_name": tls[2],
+                "client_cert_error": tls[3],
+                "tls_version": tls[4],
+                "cipher_suite": tls[5],
+            }
         return app(scope, receive, send)
 
     return run

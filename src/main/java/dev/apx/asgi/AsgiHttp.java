@@ -32,6 +32,11 @@ public final class AsgiHttp implements HttpApp, AutoCloseable {
     private final PyRef run;
     private final Map<Long, HttpCycle> cycles = new ConcurrentHashMap<>();
     private final AtomicLong handles = new AtomicLong();
+    /** The server certificate's PEM and that text as a Python str, made by the first HTTPS request (see {@link #withServerCert}). */
+    private volatile ServerCert serverCert;
+
+    private record ServerCert(String pem, PyRef text) {
+    }
 
     /** {@code state} is the lifespan state dict; each request gets a shallow copy. */
     public AsgiHttp(Bridge bridge, PyRef app, PyRef state, AsgiConfig config) {
@@ -79,7 +84,13 @@ public final class AsgiHttp implements HttpApp, AutoCloseable {
             response.logClientAs(scope.client()[0] + ":" + scope.client()[1]);
         }
         Object[] arguments = scope.runArguments(handle);
-        Runnable start = () -> cycle.started(bridge.start((gil, started) -> run.call(gil, arguments),
+        Object[] tls = scope.tls();
+        Runnable start = () -> cycle.started(bridge.start((gil, started) -> {
+                    if (tls != null) {
+                        withServerCert(gil, tls);
+                    }
+                    return run.call(gil, arguments);
+                },
                 (gil, done, result, error) -> {
                     cycles.remove(handle);
                     cycle.completed(error);
@@ -92,8 +103,29 @@ public final class AsgiHttp implements HttpApp, AutoCloseable {
         return cycle;
     }
 
+    /**
+     * Puts the server certificate into an HTTPS request's TLS extension as the one Python str made
+     * for it: converting its ~1.3 KB PEM for every request cost ~3 % of an HTTPS request's CPU. A
+     * str is immutable, so requests can share it.
+     */
+    private void withServerCert(Gil gil, Object[] tls) {
+        String pem = (String) tls[0];
+        ServerCert cert = serverCert;
+        if (cert == null || cert.pem() != pem) { // another TlsContext's (a host serving several): its own str
+            cert = new ServerCert(pem, gil.of(pem)); // one left behind is given back by PyRef's Cleaner
+            serverCert = cert;
+        }
+        tls[0] = cert.text();
+    }
+
     @Override
     public void close() {
-        bridge.interpreter().run(gil -> run.close());
+        bridge.interpreter().run(gil -> {
+            run.close();
+            ServerCert cert = serverCert;
+            if (cert != null) {
+                cert.text().close();
+            }
+        });
     }
 }

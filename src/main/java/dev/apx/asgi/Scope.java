@@ -19,10 +19,14 @@ import java.util.Map;
  * @param headers the lower-cased header names and values as one byte string, each name and value
  *                followed by a NUL, split in Python; or, when a value itself holds a NUL, the
  *                list of (name, value) pairs
- * @param tls     the ASGI TLS extension's dict ({@code extensions["tls"]}), or null on a plain connection
+ * @param tls     the values of the ASGI TLS extension's dict ({@code extensions["tls"]}) in {@link #TLS_KEYS}' order,
+ *                or null on a plain connection: the runner makes the dict with literal keys
  */
 record Scope(String httpVersion, String method, String scheme, String path, byte[] rawPath, byte[] queryString,
-             String rootPath, Object headers, Object[] client, Object[] server, Map<String, Object> tls) {
+             String rootPath, Object headers, Object[] client, Object[] server, Object[] tls) {
+    /** The TLS extension's keys, in the order of {@link #tls}'s values (and of {@code _apx._asgi.http_runner}'s dict). */
+    static final List<String> TLS_KEYS = List.of("server_cert", "client_cert_chain", "client_cert_name", "client_cert_error",
+            "tls_version", "cipher_suite");
 
     Scope withForwarded(String forwardedScheme, Object[] forwardedClient) {
         return new Scope(httpVersion, method, forwardedScheme, path, rawPath, queryString, rootPath, headers, forwardedClient, server, tls);
@@ -81,21 +85,25 @@ record Scope(String httpVersion, String method, String scheme, String path, byte
         Object[] server = head.socketPath() != null ? new Object[]{head.socketPath(), null} : address(head.server());
         return new Scope(head.httpVersion().substring(5), head.method(), head.tls() != null ? "https" : "http",
                 config.rootPath() + PercentDecoding.decode(rawPath, StandardCharsets.UTF_8), latin1(rawPath), latin1(query), config.rootPath(),
-                headers(head.headers()), address(head.client()), server, tlsExtension(head.tls()));
+                headers(head.headers()), address(head.client()), server, tlsValues(head.tls()));
     }
 
-    /** The ASGI TLS extension's fields, or null without TLS. */
+    /** The ASGI TLS extension's values in {@link #TLS_KEYS}' order, or null without TLS. */
+    static Object[] tlsValues(TlsSession tls) {
+        return tls == null ? null : new Object[]{tls.serverCert(), tls.clientCertChain(), tls.clientCertName(), tls.clientCertError(),
+                tls.tlsVersion(), tls.cipherSuite()};
+    }
+
+    /** The ASGI TLS extension as a map, or null without TLS: for the websocket path, which converts its scope whole. */
     static Map<String, Object> tlsExtension(TlsSession tls) {
-        if (tls == null) {
+        Object[] values = tlsValues(tls);
+        if (values == null) {
             return null;
         }
         Map<String, Object> extension = new LinkedHashMap<>();
-        extension.put("server_cert", tls.serverCert());
-        extension.put("client_cert_chain", tls.clientCertChain());
-        extension.put("client_cert_name", tls.clientCertName());
-        extension.put("client_cert_error", tls.clientCertError());
-        extension.put("tls_version", tls.tlsVersion());
-        extension.put("cipher_suite", tls.cipherSuite());
+        for (int i = 0; i < values.length; i++) {
+            extension.put(TLS_KEYS.get(i), values[i]);
+        }
         return extension;
     }
 

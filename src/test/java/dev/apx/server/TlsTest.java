@@ -83,6 +83,7 @@ class TlsTest {
             HttpResponse<String> http1 = get(client, HttpClient.Version.HTTP_1_1, url);
             assertThat(http1.version()).isEqualTo(HttpClient.Version.HTTP_1_1);
             assertThat(http1.body()).contains("\"http_version\": \"1.1\"", "\"scheme\": \"https\"", "\"tls_version\": 772");
+            assertThat(http1.body().replace("\\n", "\n")).as("the certificate str made for the first request, shared").contains(TestCerts.pem(certs.server));
 
             String file = java.nio.file.Files.readString(Path.of("src/test/resources/python/apxtest/pathsend.txt"));
             String fileUrl = "https://127.0.0.1:" + server.port() + "/file";
