@@ -8,9 +8,8 @@ import io.netty.util.AsciiString;
  * AsciiStrings, which the encoders copy whole.
  */
 public final class DefaultHeaders {
-    static final String SERVER = "apx";
     private static final AsciiString SERVER_NAME = AsciiString.cached("server");
-    private static final AsciiString SERVER_VALUE = AsciiString.cached(SERVER);
+    private static final AsciiString SERVER_VALUE = AsciiString.cached("apx");
     private static final AsciiString DATE_NAME = AsciiString.cached("date");
 
     private DefaultHeaders() {

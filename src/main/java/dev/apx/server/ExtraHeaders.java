@@ -9,11 +9,11 @@ import java.util.List;
  * default headers. Process-wide, set once at startup (like the log level).
  */
 public final class ExtraHeaders {
-    /** The headers as name, value, name, value, ... and whether one is {@code server}, set together (read for every response). */
-    private record Parsed(AsciiString[] fields, boolean hasServer) {
+    /** The headers as name, value, name, value, ... and whether one is {@code server} or {@code connection}, set together (read for every response). */
+    private record Parsed(AsciiString[] fields, boolean hasServer, boolean hasConnection) {
     }
 
-    private static volatile Parsed parsed = new Parsed(new AsciiString[0], false);
+    private static volatile Parsed parsed = new Parsed(new AsciiString[0], false, false);
 
     private ExtraHeaders() {
     }
@@ -22,13 +22,15 @@ public final class ExtraHeaders {
     public static void set(List<String> items) {
         AsciiString[] fields = new AsciiString[2 * items.size()];
         boolean hasServer = false;
+        boolean hasConnection = false;
         for (int i = 0; i < items.size(); i++) {
             String[] header = parse(items.get(i));
             fields[2 * i] = new AsciiString(header[0]);
             fields[2 * i + 1] = new AsciiString(header[1]);
             hasServer |= header[0].equals("server");
+            hasConnection |= header[0].equals("connection");
         }
-        parsed = new Parsed(fields, hasServer);
+        parsed = new Parsed(fields, hasServer, hasConnection);
     }
 
     /** name, value, name, value, ...: not to be changed. */
@@ -38,6 +40,11 @@ public final class ExtraHeaders {
 
     static boolean hasServer() {
         return parsed.hasServer();
+    }
+
+    /** Whether one is {@code connection}: the server then adds none of its own (the default headers hold no other). */
+    static boolean hasConnection() {
+        return parsed.hasConnection();
     }
 
     private static String[] parse(String item) {

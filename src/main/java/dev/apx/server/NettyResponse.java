@@ -91,7 +91,7 @@ final class NettyResponse implements Response {
         ServerConfig config = state.config();
         AsciiString[] fields = new AsciiString[DefaultHeaders.slots(config) + 2 * headers.size() + 4];
         int n = DefaultHeaders.put(fields, 0, config);
-        boolean connection = hasConnection(fields, n);
+        boolean connection = ExtraHeaders.hasConnection();
         boolean length = false;
         boolean encoding = false;
         for (String[] header : headers) {
@@ -214,15 +214,6 @@ final class NettyResponse implements Response {
             observer.response(request.method().name(), status, System.nanoTime() - startedNanos, requestBytes, responseBytes);
         }
         return written;
-    }
-
-    private static boolean hasConnection(AsciiString[] fields, int end) {
-        for (int i = 0; i < end; i += 2) {
-            if (AsciiString.contentEqualsIgnoreCase(fields[i], HttpHeaderNames.CONNECTION)) {
-                return true;
-            }
-        }
-        return false;
     }
 
     /** A header name or value (ISO-8859-1, one byte per char, as Messages.headers made it) as bytes. */
