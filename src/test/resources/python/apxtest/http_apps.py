@@ -75,6 +75,19 @@ async def stream(scope, receive, send):
     await send({"type": "http.response.body", "body": b"", "more_body": False})
 
 
+async def trickle(scope, receive, send):
+    """Two chunks, then waits for the client to leave before a third: the client must get them while it waits."""
+    await send({"type": "http.response.start", "status": 200, "headers": [(b"content-type", b"text/plain")]})
+    await send({"type": "http.response.body", "body": b"first\n", "more_body": True})
+    await send({"type": "http.response.body", "body": b"second\n", "more_body": True})
+    await receive()  # the (empty) request body
+    try:
+        await asyncio.wait_for(receive(), 30)  # http.disconnect once the client has read and left
+    except asyncio.TimeoutError:
+        pass
+    await send({"type": "http.response.body", "body": b"late\n"})
+
+
 async def big(scope, receive, send):
     size = int(scope["query_string"].decode() or "1048576")
     piece = b"x" * 65536
@@ -222,7 +235,7 @@ async def pathsend_listen(scope, receive, send):
 
 
 ROUTES = {
-    "/echo": echo, "/echo-length": echo_length, "/scope": scope_json, "/stream": stream, "/big": big, "/fresh": fresh,
+    "/echo": echo, "/echo-length": echo_length, "/scope": scope_json, "/stream": stream, "/trickle": trickle, "/big": big, "/fresh": fresh,
     "/raise-before": raise_before, "/raise-after": raise_after, "/no-response": no_response,
     "/body-first": body_first, "/bad-status": bad_status, "/bad-headers": bad_headers,
     "/trailers": trailers, "/wait-disconnect": wait_disconnect, "/sleep": sleep_forever,

@@ -1,6 +1,7 @@
 package dev.apx.server;
 
 import dev.apx.log.Log;
+import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelPromise;
@@ -27,9 +28,7 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.Arrays;
 import java.util.List;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * A {@link Response} written to a Netty channel. Framing follows Uvicorn: the app's
@@ -53,9 +52,12 @@ final class NettyResponse implements Response {
     private volatile boolean lastOnConnection; // the server is shutting down: this response ends its connection
     private boolean noBody;
     private boolean trailersPending;
-    private final AtomicBoolean flushScheduled = new AtomicBoolean();
-    private final AtomicLong writes = new AtomicLong(); // body writes so far, for flushSoon
-    private Object unsentHead; // off the event loop: the head, to go out in one task with the first body write
+    // What the app has sent and Netty has not been given yet (guarded by this): the head off the
+    // event loop, to go out with the first body write, and the body chunks sent in a row, copied
+    // into one buffer that one drain task writes and flushes (see appendBody).
+    private Object unsentHead;
+    private ByteBuf pending;
+    private boolean drainScheduled;
     private int status;
     private long requestBytes; // event loop
     private long responseBytes; // the app's side; read on the event loop once the end is handed over
@@ -64,6 +66,9 @@ final class NettyResponse implements Response {
     private static final int NEW = 0;
     private static final int STARTED = 1;
     private static final int PREEMPTED = 2;
+    /** Chunks sent in a row are gathered up to this size before Netty takes them (its default high water mark is 64 KiB). */
+    static final int HAND_OVER_BYTES = 64 * 1024;
+    private static final int FIRST_PENDING_BYTES = 4096;
     private static final DefaultHttpHeadersFactory MUTABLE_HEADERS = DefaultHttpHeadersFactory.headersFactory().withValidation(false);
 
     NettyResponse(Channel channel, HttpRequest request, boolean keepAlive, ExchangeHandler handler, ServerState state,
@@ -143,67 +148,139 @@ final class NettyResponse implements Response {
         if (channel.eventLoop().inEventLoop()) {
             channel.write(response); // flushed with the body
         } else {
-            unsentHead = response;
+            synchronized (this) {
+                unsentHead = response;
+            }
         }
     }
 
     /**
-     * A write before the end of the body, flushed if asked. Off the event loop this goes through
-     * Netty's own task per message, which counts the bytes at once, so {@link #isWritable} holds
-     * back an app that sends faster than the client reads.
+     * Body chunks the app sends in a row go to Netty as one buffer: 64 sends of 1 KiB in one step
+     * are one write and one flush on the event loop, not 64 messages through the pipeline (the
+     * encoder's chunk framing, the idle handler's listener, an outbound-buffer entry each). The
+     * first chunk after a drain schedules the next one, so nothing waits for the app's next await:
+     * a chunk goes out as soon as the event loop runs. Past {@link #HAND_OVER_BYTES} the buffer is
+     * written at once instead, through Netty's task, which counts its bytes, so {@link #isWritable}
+     * still holds back an app that sends faster than the client reads.
      */
-    private void writeMiddle(Object content, boolean flush) {
-        Object head = unsentHead;
-        unsentHead = null;
+    private void appendBody(byte[] data) {
+        ByteBuf full = null;
+        boolean schedule = false;
+        synchronized (this) {
+            if (pending == null) {
+                pending = channel.alloc().directBuffer(Math.max(data.length, FIRST_PENDING_BYTES));
+            }
+            pending.writeBytes(data);
+            if (pending.readableBytes() >= HAND_OVER_BYTES) {
+                full = pending;
+                pending = null;
+            }
+            // a drain queued before the hand-over's write would flush before it: one more goes behind it
+            schedule = !drainScheduled || full != null;
+            drainScheduled = true;
+        }
+        if (full != null) {
+            handOver(full);
+        }
+        if (schedule) {
+            channel.eventLoop().execute(this::drain);
+        }
+    }
+
+    /** A flush for what was sent so far, also with no bytes (an empty chunk with more to come: the head goes out). */
+    private void drainSoon() {
+        boolean schedule;
+        synchronized (this) {
+            schedule = !drainScheduled;
+            drainScheduled = true;
+        }
+        if (schedule) {
+            channel.eventLoop().execute(this::drain);
+        }
+    }
+
+    /** The drain task (event loop): writes the head and chunks not handed over yet, and flushes. */
+    private void drain() {
+        Object head;
+        ByteBuf chunks;
+        synchronized (this) {
+            head = unsentHead;
+            chunks = pending;
+            unsentHead = null;
+            pending = null;
+            drainScheduled = false;
+        }
         if (head != null) {
             channel.write(head);
+        }
+        if (chunks != null) {
+            channel.write(new DefaultHttpContent(chunks));
+        }
+        channel.flush();
+    }
+
+    /** Writes the unsent head and {@code chunks} now (any thread; off the event loop as Netty's tasks, in order). */
+    private void handOver(ByteBuf chunks) {
+        Object head;
+        synchronized (this) {
+            head = unsentHead;
+            unsentHead = null;
+        }
+        if (head != null) {
+            channel.write(head);
+        }
+        channel.write(new DefaultHttpContent(chunks));
+    }
+
+    /** Writes the unsent head and chunks before {@code content} (a file region between body and trailers), flushed by a drain. */
+    private void writeMiddle(Object content) {
+        Object head;
+        ByteBuf chunks;
+        synchronized (this) {
+            head = unsentHead;
+            chunks = pending;
+            unsentHead = null;
+            pending = null;
+        }
+        if (head != null) {
+            channel.write(head);
+        }
+        if (chunks != null) {
+            channel.write(new DefaultHttpContent(chunks));
         }
         if (content != null) {
             channel.write(content);
         }
-        writes.incrementAndGet(); // after the write is queued: a flush scheduled from here on runs behind it
-        if (flush) {
-            flushSoon();
+        synchronized (this) {
+            drainScheduled = true;
         }
+        channel.eventLoop().execute(this::drain); // behind these writes, whatever drain is queued before them
     }
 
-    /**
-     * One flush for the chunks an app sends in a row: 64 sends in one drive make one writev, not
-     * 64. The flush task runs on the event loop after the writes queued before it (on the event
-     * loop: after the drive). A write queued behind a pending flush task finds the flag still set
-     * and schedules nothing, so the task, once it has flushed, looks for writes counted after it
-     * was scheduled and schedules one more flush for them (behind their write tasks).
-     */
-    private void flushSoon() {
-        if (flushScheduled.compareAndSet(false, true)) {
-            long upTo = writes.get();
-            channel.eventLoop().execute(() -> flushWritesUpTo(upTo));
-        }
-    }
-
-    private void flushWritesUpTo(long upTo) {
-        channel.flush();
-        flushScheduled.set(false);
-        if (writes.get() != upTo) {
-            flushSoon();
-        }
-    }
-
-    /** The end of the response: off the event loop one task for head, content and end, not three. */
+    /** The end of the response: off the event loop one task for head, chunks, content and end. */
     private ChannelFuture writeEnd(Object content, LastHttpContent last) {
-        Object head = unsentHead;
-        unsentHead = null;
+        Object head;
+        ByteBuf chunks;
+        synchronized (this) {
+            head = unsentHead;
+            chunks = pending;
+            unsentHead = null;
+            pending = null;
+        }
         if (channel.eventLoop().inEventLoop()) {
-            return writeEndNow(head, content, last, channel.newPromise());
+            return writeEndNow(head, chunks, content, last, channel.newPromise());
         }
         ChannelPromise done = channel.newPromise();
-        channel.eventLoop().execute(() -> writeEndNow(head, content, last, done));
+        channel.eventLoop().execute(() -> writeEndNow(head, chunks, content, last, done));
         return done;
     }
 
-    private ChannelFuture writeEndNow(Object head, Object content, LastHttpContent last, ChannelPromise done) {
+    private ChannelFuture writeEndNow(Object head, ByteBuf chunks, Object content, LastHttpContent last, ChannelPromise done) {
         if (head != null) {
             channel.write(head);
+        }
+        if (chunks != null) {
+            channel.write(new DefaultHttpContent(chunks));
         }
         if (content != null) {
             channel.write(content);
@@ -236,14 +313,18 @@ final class NettyResponse implements Response {
         if (phase.get() == PREEMPTED) {
             return;
         }
-        Object content = !noBody && data.length > 0 ? new DefaultHttpContent(OffHeap.copy(channel, data)) : null;
-        if (content != null) {
+        boolean bytes = !noBody && data.length > 0;
+        if (bytes) {
             responseBytes += data.length;
         }
         if (more || trailersPending) {
-            writeMiddle(content, true);
+            if (bytes) {
+                appendBody(data);
+            } else {
+                drainSoon();
+            }
         } else {
-            end(content, LastHttpContent.EMPTY_LAST_CONTENT);
+            end(bytes ? new DefaultHttpContent(OffHeap.copy(channel, data)) : null, LastHttpContent.EMPTY_LAST_CONTENT);
         }
     }
 
@@ -266,7 +347,7 @@ final class NettyResponse implements Response {
             region = whole;
         }
         if (trailersPending) {
-            writeMiddle(region, false);
+            writeMiddle(region);
         } else {
             end(region, LastHttpContent.EMPTY_LAST_CONTENT);
         }
@@ -339,7 +420,22 @@ final class NettyResponse implements Response {
 
     @Override
     public void abort() {
-        unsentHead = null;
-        channel.eventLoop().execute(channel::close);
+        Object head;
+        ByteBuf chunks;
+        synchronized (this) {
+            head = unsentHead;
+            chunks = pending;
+            unsentHead = null;
+            pending = null;
+        }
+        channel.eventLoop().execute(() -> {
+            if (chunks != null) { // what the app sent before it failed goes out (a head alone does not)
+                if (head != null) {
+                    channel.write(head);
+                }
+                channel.writeAndFlush(new DefaultHttpContent(chunks));
+            }
+            channel.close();
+        });
     }
 }

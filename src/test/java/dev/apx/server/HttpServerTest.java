@@ -138,6 +138,24 @@ class HttpServerTest {
     }
 
     @Test
+    void chunksReachTheClientWhileTheAppWaits() throws Exception {
+        // apx gathers the chunks an app sends in a row into one write: they must still go out when
+        // the app stops sending, not wait for its next send or the end of the response
+        try (Socket socket = new Socket("127.0.0.1", server.port())) {
+            socket.setSoTimeout(10_000);
+            socket.getOutputStream().write("GET /trickle HTTP/1.1\r\nHost: t\r\n\r\n".getBytes(StandardCharsets.ISO_8859_1));
+            InputStream in = socket.getInputStream();
+            StringBuilder seen = new StringBuilder();
+            while (!seen.toString().contains("second\n")) {
+                int b = in.read();
+                assertThat(b).as("the connection ended before the second chunk: %s", seen).isNotNegative();
+                seen.append((char) b);
+            }
+            assertThat(seen.toString()).startsWith("HTTP/1.1 200 OK\r\n").contains("first\n").doesNotContain("late");
+        }
+    }
+
+    @Test
     void headHasHeadersButNoBody() {
         String response = RawHttp.exchange(server.port(), "HEAD /stream HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n");
 
