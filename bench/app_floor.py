@@ -3,7 +3,8 @@
     .venv/bench/bin/python bench/app_floor.py [--requests N] [--concurrency C] [--profile] [module:attr path ...]
 
 Calls the app directly on one uvloop loop, N times (C at a time, as C connections would), with a receive() that returns the
-empty body and a send() that keeps nothing, and prints the thread CPU time per request. No server
+empty body (and then waits, as a server's does until the client leaves) and a send() that keeps nothing, and prints the
+process's CPU time per request (the app's own threads included). No server
 can serve the app faster than 1 / floor requests per second on one core; what a server adds is
 its measured CPU per request minus this floor. --profile adds cProfile's top functions.
 """
@@ -18,7 +19,7 @@ import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "apps"))
 
-DEFAULT = ["raw:hello /", "frameworks:starlette /json", "frameworks:fastapi /items/42?q=bench"]
+DEFAULT = ["raw:hello /", "frameworks:starlette /json", "frameworks:fastapi /items/42?q=bench", "django_app:application /json"]
 
 
 def scope_for(target):
@@ -35,15 +36,23 @@ async def serve(app, target, requests, concurrency=1):
         await asyncio.gather(*(serve(app, target, requests // concurrency) for _ in range(concurrency)))
         return
 
-    async def receive():
-        return {"type": "http.request", "body": b"", "more_body": False}
-
     sent = []
 
     async def send(message):
         sent.append(message["type"])
 
     for _ in range(requests):
+        delivered = False
+
+        async def receive():
+            # the empty body once; after it, ASGI's receive() waits for the disconnect (Django's
+            # handler listens for it in a task of its own, cancelled when the response is done)
+            nonlocal delivered
+            if not delivered:
+                delivered = True
+                return {"type": "http.request", "body": b"", "more_body": False}
+            await asyncio.get_running_loop().create_future()
+
         await app(scope_for(target), receive, send)
     if sent[:2] != ["http.response.start", "http.response.body"]:
         raise SystemExit(f"{target}: unexpected messages {sent[:3]}")
@@ -63,9 +72,9 @@ def main():
         app = getattr(__import__(module), attr)
         loop = uvloop.new_event_loop()
         loop.run_until_complete(serve(app, target, 2000))  # warm-up
-        began = time.thread_time()
+        began = time.process_time()  # the process's: an app's own threads count (Django's asgiref thread per request)
         loop.run_until_complete(serve(app, target, args.requests, args.concurrency))
-        per_request = (time.thread_time() - began) / args.requests
+        per_request = (time.process_time() - began) / args.requests
         print(f"{name} {target}: {per_request * 1e6:.1f} us CPU per request in-process"
               f" (at most {1 / per_request:,.0f} req/s on one core)")
         if args.profile:
