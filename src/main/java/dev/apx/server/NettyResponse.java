@@ -201,22 +201,33 @@ final class NettyResponse implements Response {
 
     /** The drain task (event loop): writes the head and chunks not handed over yet, and flushes. */
     private void drain() {
-        Object head;
-        ByteBuf chunks;
+        Unsent unsent;
         synchronized (this) {
-            head = unsentHead;
-            chunks = pending;
-            unsentHead = null;
-            pending = null;
+            unsent = takeUnsent();
             drainScheduled = false;
         }
-        if (head != null) {
-            channel.write(head);
-        }
-        if (chunks != null) {
-            channel.write(new DefaultHttpContent(chunks));
-        }
+        unsent.write(channel);
         channel.flush();
+    }
+
+    /** The head and chunks Netty has not been given, taken from this response (with its lock held). */
+    private Unsent takeUnsent() {
+        Unsent unsent = new Unsent(unsentHead, pending);
+        unsentHead = null;
+        pending = null;
+        return unsent;
+    }
+
+    /** A head and chunks taken together, written in that order (any thread; off the event loop as Netty's tasks). */
+    private record Unsent(Object head, ByteBuf chunks) {
+        void write(Channel channel) {
+            if (head != null) {
+                channel.write(head);
+            }
+            if (chunks != null) {
+                channel.write(new DefaultHttpContent(chunks));
+            }
+        }
     }
 
     /** Writes the unsent head and {@code chunks} now (any thread; off the event loop as Netty's tasks, in order). */
@@ -226,62 +237,39 @@ final class NettyResponse implements Response {
             head = unsentHead;
             unsentHead = null;
         }
-        if (head != null) {
-            channel.write(head);
-        }
-        channel.write(new DefaultHttpContent(chunks));
+        new Unsent(head, chunks).write(channel);
     }
 
     /** Writes the unsent head and chunks before {@code content} (a file region between body and trailers), flushed by a drain. */
     private void writeMiddle(Object content) {
-        Object head;
-        ByteBuf chunks;
+        Unsent unsent;
         synchronized (this) {
-            head = unsentHead;
-            chunks = pending;
-            unsentHead = null;
-            pending = null;
+            unsent = takeUnsent();
+            drainScheduled = true;
         }
-        if (head != null) {
-            channel.write(head);
-        }
-        if (chunks != null) {
-            channel.write(new DefaultHttpContent(chunks));
-        }
+        unsent.write(channel);
         if (content != null) {
             channel.write(content);
-        }
-        synchronized (this) {
-            drainScheduled = true;
         }
         channel.eventLoop().execute(this::drain); // behind these writes, whatever drain is queued before them
     }
 
     /** The end of the response: off the event loop one task for head, chunks, content and end. */
     private ChannelFuture writeEnd(Object content, LastHttpContent last) {
-        Object head;
-        ByteBuf chunks;
+        Unsent unsent;
         synchronized (this) {
-            head = unsentHead;
-            chunks = pending;
-            unsentHead = null;
-            pending = null;
+            unsent = takeUnsent();
         }
         if (channel.eventLoop().inEventLoop()) {
-            return writeEndNow(head, chunks, content, last, channel.newPromise());
+            return writeEndNow(unsent, content, last, channel.newPromise());
         }
         ChannelPromise done = channel.newPromise();
-        channel.eventLoop().execute(() -> writeEndNow(head, chunks, content, last, done));
+        channel.eventLoop().execute(() -> writeEndNow(unsent, content, last, done));
         return done;
     }
 
-    private ChannelFuture writeEndNow(Object head, ByteBuf chunks, Object content, LastHttpContent last, ChannelPromise done) {
-        if (head != null) {
-            channel.write(head);
-        }
-        if (chunks != null) {
-            channel.write(new DefaultHttpContent(chunks));
-        }
+    private ChannelFuture writeEndNow(Unsent unsent, Object content, LastHttpContent last, ChannelPromise done) {
+        unsent.write(channel);
         if (content != null) {
             channel.write(content);
         }
@@ -420,20 +408,14 @@ final class NettyResponse implements Response {
 
     @Override
     public void abort() {
-        Object head;
-        ByteBuf chunks;
+        Unsent unsent;
         synchronized (this) {
-            head = unsentHead;
-            chunks = pending;
-            unsentHead = null;
-            pending = null;
+            unsent = takeUnsent();
         }
         channel.eventLoop().execute(() -> {
-            if (chunks != null) { // what the app sent before it failed goes out (a head alone does not)
-                if (head != null) {
-                    channel.write(head);
-                }
-                channel.writeAndFlush(new DefaultHttpContent(chunks));
+            if (unsent.chunks() != null) { // what the app sent before it failed goes out (a head alone does not)
+                unsent.write(channel);
+                channel.flush();
             }
             channel.close();
         });
