@@ -164,23 +164,22 @@ final class NettyResponse implements Response {
      * still holds back an app that sends faster than the client reads.
      */
     private void appendBody(byte[] data) {
-        ByteBuf full = null;
-        boolean schedule = false;
+        Unsent full = null;
+        boolean schedule;
         synchronized (this) {
             if (pending == null) {
                 pending = channel.alloc().directBuffer(Math.max(data.length, FIRST_PENDING_BYTES));
             }
             pending.writeBytes(data);
             if (pending.readableBytes() >= HAND_OVER_BYTES) {
-                full = pending;
-                pending = null;
+                full = takeUnsent();
             }
             // a drain queued before the hand-over's write would flush before it: one more goes behind it
             schedule = !drainScheduled || full != null;
             drainScheduled = true;
         }
         if (full != null) {
-            handOver(full);
+            full.write(channel);
         }
         if (schedule) {
             channel.eventLoop().execute(this::drain);
@@ -228,16 +227,6 @@ final class NettyResponse implements Response {
                 channel.write(new DefaultHttpContent(chunks));
             }
         }
-    }
-
-    /** Writes the unsent head and {@code chunks} now (any thread; off the event loop as Netty's tasks, in order). */
-    private void handOver(ByteBuf chunks) {
-        Object head;
-        synchronized (this) {
-            head = unsentHead;
-            unsentHead = null;
-        }
-        new Unsent(head, chunks).write(channel);
     }
 
     /** Writes the unsent head and chunks before {@code content} (a file region between body and trailers), flushed by a drain. */
