@@ -1,7 +1,7 @@
-import dev.apx.server.Exchange;
-import dev.apx.server.HttpApp;
+import dev.apx.server.api.Exchange;
+import dev.apx.server.api.HttpApp;
 import dev.apx.server.Server;
-import dev.apx.server.ServerConfig;
+import dev.apx.server.shared.ServerConfig;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;

@@ -1,19 +1,19 @@
 package dev.apx.asgi;
 
+import dev.apx.app.AppConfig;
+
 /**
  * The ASGI layer's settings.
  *
- * @param rootPath          the scope's root_path (--root-path)
- * @param proxyHeaders      trust X-Forwarded-Proto/For from {@code forwardedAllowIps}
- * @param forwardedAllowIps peers trusted for proxy headers
- * @param resetContextvars  each HTTP request runs in an empty contextvars.Context (--reset-contextvars)
+ * @param app              what ASGI shares with WSGI: root path and proxy-header trust
+ * @param resetContextvars each HTTP request runs in an empty contextvars.Context (--reset-contextvars)
  */
-public record AsgiConfig(String rootPath, boolean proxyHeaders, TrustedHosts forwardedAllowIps, boolean resetContextvars) {
-    public AsgiConfig(String rootPath, boolean proxyHeaders, TrustedHosts forwardedAllowIps) {
-        this(rootPath, proxyHeaders, forwardedAllowIps, false);
+public record AsgiConfig(AppConfig app, boolean resetContextvars) {
+    public AsgiConfig(AppConfig app) {
+        this(app, false);
     }
 
     public static AsgiConfig defaults() {
-        return new AsgiConfig("", true, TrustedHosts.parse("127.0.0.1,::1"));
+        return new AsgiConfig(AppConfig.defaults());
     }
 }

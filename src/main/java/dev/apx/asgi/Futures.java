@@ -8,16 +8,16 @@ import dev.apx.python.PyRef;
  * Java-completed awaitables. A pending future made here is owned by the caller until
  * {@link #resolve} hands it to the loop thread, which sets its result and releases it.
  */
-final class Futures {
+public final class Futures {
     private Futures() {
     }
 
-    static PyRef pending(Gil gil, Bridge bridge) {
+    public static PyRef pending(Gil gil, Bridge bridge) {
         return bridge.newFuture(gil);
     }
 
     /** Sets {@code value} (Java, converted on the loop) unless done, then releases {@code future}. Any thread. */
-    static void resolve(Bridge bridge, PyRef future, Object value) {
+    public static void resolve(Bridge bridge, PyRef future, Object value) {
         bridge.runOnLoop(gil -> {
             try (future) {
                 try (PyRef done = future.callMethod(gil, "done")) {
@@ -30,7 +30,7 @@ final class Futures {
     }
 
     /** {@code _apx._asgi.awaitable(function)}: the ASGI callable around a Java function. */
-    static PyRef awaitable(Gil gil, PyRef wrapper, String name, dev.apx.python.JavaFunction function) {
+    public static PyRef awaitable(Gil gil, PyRef wrapper, String name, dev.apx.python.JavaFunction function) {
         try (PyRef java = gil.function(name, function)) {
             return wrapper.call(gil, java);
         }

@@ -1,7 +1,7 @@
 package dev.apx.asgi;
 
 import dev.apx.bridge.Bridge;
-import dev.apx.server.IoHost;
+import dev.apx.server.api.IoHost;
 
 /**
  * The asyncio loop thread as the server's I/O thread ({@code --io loop}): the one place that joins

@@ -9,9 +9,9 @@ import java.util.Map;
  * Reads the fields of an app's message (already converted to Java) with ASGI's types and defaults;
  * a wrong one throws {@link Invalid} with the reason the app will see.
  */
-final class Messages {
-    static final class Invalid extends RuntimeException {
-        Invalid(String message) {
+public final class Messages {
+    public static final class Invalid extends RuntimeException {
+        public Invalid(String message) {
             super(message);
         }
     }
@@ -21,7 +21,7 @@ final class Messages {
     private Messages() {
     }
 
-    static String type(Object message) {
+    public static String type(Object message) {
         if (!(message instanceof Map<?, ?> map)) {
             throw new Invalid("ASGI message must be a dict, got " + typeName(message));
         }
@@ -31,7 +31,7 @@ final class Messages {
         return type;
     }
 
-    static int status(Object status) {
+    public static int status(Object status) {
         if (!(status instanceof Long code) || code < 100 || code > 999) {
             throw new Invalid("http.response.start 'status' must be an int between 100 and 999, got " + status);
         }
@@ -39,7 +39,7 @@ final class Messages {
     }
 
     /** A bytes field; None or absent is empty. */
-    static byte[] bytes(String key, Object value) {
+    public static byte[] bytes(String key, Object value) {
         if (value == null) {
             return EMPTY;
         }
@@ -50,7 +50,7 @@ final class Messages {
     }
 
     /** A bool field; None or absent is false (as Uvicorn, which only tests its truth). */
-    static boolean flag(String key, Object value) {
+    public static boolean flag(String key, Object value) {
         if (value == null) {
             return false;
         }
@@ -61,7 +61,7 @@ final class Messages {
     }
 
     /** Headers as ISO-8859-1 string pairs, from a list or tuple of 2-item sequences of bytes. */
-    static List<String[]> headers(Object value) {
+    public static List<String[]> headers(Object value) {
         if (value == null) {
             return List.of();
         }
@@ -90,7 +90,7 @@ final class Messages {
      * without one. A value that is not a plain decimal number is refused: the client could not
      * frame the body, nor anything after it on the connection.
      */
-    static long contentLength(List<String[]> headers) {
+    public static long contentLength(List<String[]> headers) {
         long length = -1;
         for (String[] header : headers) {
             if (header[0].equalsIgnoreCase("content-length")) {
@@ -170,7 +170,7 @@ final class Messages {
         return out.append(close).toString();
     }
 
-    static String typeName(Object value) {
+    public static String typeName(Object value) {
         return value == null ? "None" : value instanceof byte[] ? "bytes" : value instanceof String ? "str"
                 : value instanceof Long ? "int" : value instanceof Boolean ? "bool" : value instanceof List<?> ? "list"
                 : value instanceof Map<?, ?> ? "dict" : value instanceof Object[] ? "tuple" : value.getClass().getSimpleName();

@@ -9,20 +9,20 @@ import dev.apx.python.PyRef;
  * here from its creation until it is resolved (handed to the loop) or dropped. Guarded by the
  * owning cycle's lock.
  */
-final class PendingFuture {
+public final class PendingFuture {
     private final Bridge bridge;
     private PyRef future;
 
-    PendingFuture(Bridge bridge) {
+    public PendingFuture(Bridge bridge) {
         this.bridge = bridge;
     }
 
-    boolean isSet() {
+    public boolean isSet() {
         return future != null;
     }
 
     /** A new future on the loop, owned here until resolved or dropped; returned for the app to await. */
-    PyRef create(Gil gil) {
+    public PyRef create(Gil gil) {
         future = Futures.pending(gil, bridge);
         return future;
     }
@@ -35,14 +35,14 @@ final class PendingFuture {
     }
 
     /** Resolves the future with {@code value} on the loop, if there is one. Any thread. */
-    void resolve(Object value) {
+    public void resolve(Object value) {
         if (future != null) {
             Futures.resolve(bridge, take(), value);
         }
     }
 
     /** Releases the future unresolved: its coroutine has ended. Driving thread, GIL held. */
-    void drop() {
+    public void drop() {
         if (future != null) {
             take().close();
         }

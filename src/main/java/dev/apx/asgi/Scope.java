@@ -1,7 +1,9 @@
 package dev.apx.asgi;
 
-import dev.apx.server.PercentDecoding;
-import dev.apx.server.RequestHead;
+import dev.apx.app.AppConfig;
+import dev.apx.app.PercentDecoding;
+import dev.apx.app.ProxyHeaders;
+import dev.apx.server.api.RequestHead;
 import dev.apx.server.tls.TlsSession;
 
 import java.net.InetSocketAddress;
@@ -22,23 +24,29 @@ import java.util.Map;
  * @param tls     the values of the ASGI TLS extension's dict ({@code extensions["tls"]}) in {@link #TLS_KEYS}' order,
  *                or null on a plain connection: the runner makes the dict with literal keys
  */
-record Scope(String httpVersion, String method, String scheme, String path, byte[] rawPath, byte[] queryString,
+public record Scope(String httpVersion, String method, String scheme, String path, byte[] rawPath, byte[] queryString,
              String rootPath, Object headers, Object[] client, Object[] server, Object[] tls) {
     /** The TLS extension's keys, in the order of {@link #tls}'s values (and of {@code _apx._asgi.http_runner}'s dict). */
     static final List<String> TLS_KEYS = List.of("server_cert", "client_cert_chain", "client_cert_name", "client_cert_error",
             "tls_version", "cipher_suite");
 
-    Scope withForwarded(String forwardedScheme, Object[] forwardedClient) {
+    /** This scope with the scheme and client a trusted proxy forwarded ({@code --proxy-headers}), or itself. */
+    public Scope forwarded(RequestHead head, AppConfig config) {
+        ProxyHeaders.Origin origin = ProxyHeaders.forwarded(new ProxyHeaders.Origin(scheme, client), head, config);
+        return origin == null ? this : withForwarded(origin.scheme(), origin.client());
+    }
+
+    private Scope withForwarded(String forwardedScheme, Object[] forwardedClient) {
         return new Scope(httpVersion, method, forwardedScheme, path, rawPath, queryString, rootPath, headers, forwardedClient, server, tls);
     }
 
     /** The positional arguments of {@code run(handle, ...)}, after the handle. */
-    Object[] runArguments(long handle) {
+    public Object[] runArguments(long handle) {
         return new Object[]{handle, httpVersion, method, scheme, path, rawPath, queryString, rootPath, headers, client, server, tls};
     }
 
     /** The scope as a Java map, headers as (name, value) pairs: for the websocket path, which converts it whole. */
-    Map<String, Object> toMap() {
+    public Map<String, Object> toMap() {
         Map<String, Object> scope = new LinkedHashMap<>();
         scope.put("type", "http");
         scope.put("asgi", Map.of("version", "3.0", "spec_version", "2.4"));
@@ -73,7 +81,7 @@ record Scope(String httpVersion, String method, String scheme, String path, byte
         return pairs;
     }
 
-    static Scope http(RequestHead head, AsgiConfig config) {
+    public static Scope http(RequestHead head, AppConfig config) {
         String uri = head.uri();
         int question = uri.indexOf('?');
         String rawPath = question < 0 ? uri : uri.substring(0, question);
@@ -95,7 +103,7 @@ record Scope(String httpVersion, String method, String scheme, String path, byte
     }
 
     /** The ASGI TLS extension as a map, or null without TLS: for the websocket path, which converts its scope whole. */
-    static Map<String, Object> tlsExtension(TlsSession tls) {
+    public static Map<String, Object> tlsExtension(TlsSession tls) {
         Object[] values = tlsValues(tls);
         if (values == null) {
             return null;

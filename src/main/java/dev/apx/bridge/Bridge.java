@@ -4,7 +4,6 @@ import dev.apx.python.Gil;
 import dev.apx.python.Interpreter;
 import dev.apx.python.PyRef;
 
-
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;

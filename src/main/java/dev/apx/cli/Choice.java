@@ -1,8 +1,9 @@
 package dev.apx.cli;
 
-import dev.apx.asgi.Lifespan;
+import dev.apx.asgi.lifespan.Lifespan;
 import dev.apx.bridge.LoopKind;
 import dev.apx.log.Log;
+
 import picocli.CommandLine;
 
 import java.util.Arrays;

@@ -1,24 +1,25 @@
 package dev.apx.cli;
 
+import dev.apx.app.AppConfig;
+import dev.apx.app.TrustedHosts;
 import dev.apx.asgi.AsgiConfig;
-import dev.apx.asgi.Lifespan;
-import dev.apx.asgi.TrustedHosts;
+import dev.apx.asgi.lifespan.Lifespan;
 import dev.apx.bridge.LoopKind;
+import dev.apx.log.Log;
 import dev.apx.python.PythonException;
 import dev.apx.python.PythonSetupException;
-import dev.apx.server.ExtraHeaders;
-import dev.apx.server.Limits;
-import dev.apx.log.Log;
-import dev.apx.server.ServerConfig;
+import dev.apx.server.shared.ExtraHeaders;
+import dev.apx.server.shared.Limits;
+import dev.apx.server.shared.ServerConfig;
+import dev.apx.supervisor.Reloader;
+import dev.apx.supervisor.Supervisor;
+import dev.apx.supervisor.WorkerLink;
 import dev.apx.wsgi.WsgiConfig;
+
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
-
-import dev.apx.supervisor.Reloader;
-import dev.apx.supervisor.Supervisor;
-import dev.apx.supervisor.WorkerLink;
 
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -366,7 +367,7 @@ public final class Main implements Callable<Integer> {
     }
 
     WsgiConfig wsgiConfig() {
-        return new WsgiConfig(asgiConfig(), blockingThreads, Math.round(slowCallbackDuration * 1000), isOneOfSeveralWorkers());
+        return new WsgiConfig(appConfig(), blockingThreads, Math.round(slowCallbackDuration * 1000), isOneOfSeveralWorkers());
     }
 
     /** A worker of a --workers N > 1 supervisor (it has the supervisor's arguments and its socket in the environment). */
@@ -375,9 +376,13 @@ public final class Main implements Callable<Integer> {
     }
 
     AsgiConfig asgiConfig() {
+        return new AsgiConfig(appConfig(), resetContextvars);
+    }
+
+    AppConfig appConfig() {
         String ips = forwardedAllowIps != null ? forwardedAllowIps
                 : System.getenv().getOrDefault("FORWARDED_ALLOW_IPS", "127.0.0.1,::1");
-        return new AsgiConfig(rootPath, proxyHeaders, TrustedHosts.parse(ips), resetContextvars);
+        return new AppConfig(rootPath, proxyHeaders, TrustedHosts.parse(ips));
     }
 
 }

@@ -1,6 +1,7 @@
 package dev.apx.cli;
 
 import dev.apx.metrics.MetricsConfig;
+
 import picocli.CommandLine.Option;
 
 import java.util.Map;

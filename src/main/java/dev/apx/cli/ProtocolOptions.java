@@ -1,9 +1,10 @@
 package dev.apx.cli;
 
-import dev.apx.server.Protocols;
-import dev.apx.server.http2.Http2Config;
+import dev.apx.server.shared.Http2Config;
+import dev.apx.server.shared.Protocols;
 import dev.apx.server.tls.TlsConfig;
 import dev.apx.server.tls.TlsContext;
+
 import picocli.CommandLine.Option;
 
 import java.nio.file.Path;

@@ -1,29 +1,30 @@
 package dev.apx.cli;
 
-import dev.apx.asgi.AsgiHttp;
-import dev.apx.asgi.AsgiWebSocket;
-import dev.apx.asgi.Lifespan;
 import dev.apx.asgi.LoopIoHost;
+import dev.apx.asgi.http.AsgiHttp;
+import dev.apx.asgi.lifespan.Lifespan;
+import dev.apx.asgi.websocket.AsgiWebSocket;
 import dev.apx.bridge.Bridge;
 import dev.apx.bridge.BridgeConfig;
 import dev.apx.bridge.StartMode;
+import dev.apx.log.Log;
+import dev.apx.metrics.Metrics;
+import dev.apx.metrics.MetricsConfig;
 import dev.apx.python.Interpreter;
 import dev.apx.python.PyRef;
 import dev.apx.python.PythonInstall;
-import dev.apx.log.Log;
-import dev.apx.server.HttpApp;
 import dev.apx.server.InheritedSocket;
-import dev.apx.server.IoHost;
-import dev.apx.metrics.Metrics;
-import dev.apx.metrics.MetricsConfig;
-import dev.apx.server.HttpObserver;
-import dev.apx.server.Protocols;
 import dev.apx.server.Server;
+import dev.apx.server.api.HttpApp;
+import dev.apx.server.api.HttpObserver;
+import dev.apx.server.api.IoHost;
+import dev.apx.server.api.WebSocketConfig;
+import dev.apx.server.api.WebSockets;
+import dev.apx.server.shared.Protocols;
+import dev.apx.server.shared.ServerConfig;
 import dev.apx.supervisor.WorkerLink;
-import dev.apx.server.ServerConfig;
-import dev.apx.server.WebSocketConfig;
-import dev.apx.server.WebSockets;
 import dev.apx.wsgi.WsgiHttp;
+
 import sun.misc.Signal;
 
 import java.io.IOException;
@@ -183,7 +184,7 @@ final class Serve {
         Lifespan lifespan = new Lifespan(bridge, app, state, options.lifespan);
         lifespan.startup();
         if (options.warmup > 0) {
-            WarmUp.run(interpreter, bridge, config, options.asgiConfig(), options.warmup);
+            Warmup.run(interpreter, bridge, config, options.asgiConfig(), options.warmup);
         }
         AsgiHttp http = new AsgiHttp(bridge, app, state, options.asgiConfig());
         AsgiWebSocket webSocket = new AsgiWebSocket(bridge, app, state, options.asgiConfig());

@@ -1,6 +1,7 @@
 package dev.apx.cli;
 
-import dev.apx.server.WebSocketConfig;
+import dev.apx.server.api.WebSocketConfig;
+
 import picocli.CommandLine.Option;
 
 import java.time.Duration;

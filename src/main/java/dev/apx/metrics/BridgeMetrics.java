@@ -3,6 +3,7 @@ package dev.apx.metrics;
 import dev.apx.bridge.Bridge;
 import dev.apx.bridge.BridgeStats;
 import dev.apx.bridge.RequestObserver;
+
 import io.prometheus.metrics.core.metrics.CounterWithCallback;
 import io.prometheus.metrics.core.metrics.GaugeWithCallback;
 import io.prometheus.metrics.core.metrics.Histogram;

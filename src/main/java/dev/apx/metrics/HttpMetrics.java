@@ -1,7 +1,8 @@
 package dev.apx.metrics;
 
-import dev.apx.server.HttpObserver;
 import dev.apx.server.Server;
+import dev.apx.server.api.HttpObserver;
+
 import io.prometheus.metrics.core.datapoints.CounterDataPoint;
 import io.prometheus.metrics.core.metrics.Counter;
 import io.prometheus.metrics.core.metrics.GaugeWithCallback;

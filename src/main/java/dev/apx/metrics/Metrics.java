@@ -1,8 +1,9 @@
 package dev.apx.metrics;
 
 import dev.apx.bridge.Bridge;
-import dev.apx.server.HttpObserver;
 import dev.apx.server.Server;
+import dev.apx.server.api.HttpObserver;
+
 import io.prometheus.metrics.instrumentation.jvm.JvmBufferPoolMetrics;
 import io.prometheus.metrics.instrumentation.jvm.JvmClassLoadingMetrics;
 import io.prometheus.metrics.instrumentation.jvm.JvmCompilationMetrics;
@@ -14,7 +15,6 @@ import io.prometheus.metrics.instrumentation.jvm.JvmThreadsMetrics;
 import io.prometheus.metrics.instrumentation.jvm.ProcessMetrics;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import io.prometheus.metrics.model.snapshots.Labels;
-
 
 /**
  * {@code --metrics}: one registry for the process, served by the Prometheus library's HTTP server

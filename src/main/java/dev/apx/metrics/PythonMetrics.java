@@ -6,6 +6,7 @@ import dev.apx.python.Gil;
 import dev.apx.python.GilWaitObserver;
 import dev.apx.python.PyRef;
 import dev.apx.python.PythonException;
+
 import io.prometheus.metrics.core.metrics.CounterWithCallback;
 import io.prometheus.metrics.core.metrics.Gauge;
 import io.prometheus.metrics.core.datapoints.DistributionDataPoint;

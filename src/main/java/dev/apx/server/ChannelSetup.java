@@ -1,11 +1,22 @@
 package dev.apx.server;
 
+import dev.apx.server.api.HttpObserver;
+import dev.apx.server.http1.ExchangeHandler;
+import dev.apx.server.http1.HeadRequests;
+import dev.apx.server.http1.RequestDecoder;
+import dev.apx.server.http1.ResponseEncoder;
 import dev.apx.server.http2.H2cUpgrade;
 import dev.apx.server.http2.Http2Setup;
 import dev.apx.server.http2.PriorKnowledge;
+import dev.apx.server.shared.ConnectionCounter;
+import dev.apx.server.shared.Protocols;
+import dev.apx.server.shared.ServerConfig;
+import dev.apx.server.shared.ServerState;
+import dev.apx.server.shared.StalledWriteHandler;
 import dev.apx.server.tls.FileRegionChunks;
 import dev.apx.server.tls.TlsContext;
 import dev.apx.server.tls.TlsSetup;
+
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelPipeline;
@@ -19,14 +30,14 @@ import io.netty.handler.timeout.IdleStateHandler;
  * when HTTP/2 is on (and, with {@code --h2c-upgrade}, an {@code Upgrade: h2c} request: {@link H2cUpgrade}). Then, for HTTP/1.1, in order: the write timeout,
  * the request decoder (limits and strictness from {@link ServerConfig}; it also runs the header
  * read timeout) and the response encoder, {@code Expect: 100-continue}, then the handler that turns
- * requests into {@link Exchange}s. For HTTP/2: the write timeout, then
+ * requests into {@code Exchange}s. For HTTP/2: the write timeout, then
  * {@link Http2Setup}'s connection handler, which serves every stream itself. With {@code --metrics} a
  * {@link ConnectionCounter} sits before the HTTP/1.1 exchanges (the requests are counted by the exchanges themselves).
  */
-final class ChannelSetup extends ChannelInitializer<Channel> {
+public final class ChannelSetup extends ChannelInitializer<Channel> {
     private final ServerState state;
 
-    ChannelSetup(ServerState state) {
+    public ChannelSetup(ServerState state) {
         this.state = state;
     }
 

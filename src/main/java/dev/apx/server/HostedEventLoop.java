@@ -1,6 +1,8 @@
 package dev.apx.server;
 
 import dev.apx.log.Log;
+import dev.apx.server.api.IoHost;
+
 import io.netty.channel.IoHandle;
 import io.netty.channel.IoHandler;
 import io.netty.channel.IoHandlerContext;

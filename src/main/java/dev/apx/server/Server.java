@@ -1,5 +1,15 @@
 package dev.apx.server;
 
+import dev.apx.server.api.HttpApp;
+import dev.apx.server.api.HttpObserver;
+import dev.apx.server.api.IoHost;
+import dev.apx.server.api.WebSockets;
+import dev.apx.server.shared.CancelEvent;
+import dev.apx.server.shared.FirstRequest;
+import dev.apx.server.shared.ServerConfig;
+import dev.apx.server.shared.ServerState;
+import dev.apx.server.shared.ShutdownEvent;
+
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelOption;

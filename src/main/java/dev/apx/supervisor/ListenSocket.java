@@ -1,9 +1,10 @@
 package dev.apx.supervisor;
 
+import dev.apx.server.InheritedSocket;
+
 import io.netty.channel.epoll.Epoll;
 import io.netty.channel.unix.DomainSocketAddress;
 import io.netty.channel.unix.Socket;
-import dev.apx.server.InheritedSocket;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;

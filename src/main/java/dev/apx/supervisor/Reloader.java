@@ -1,6 +1,7 @@
 package dev.apx.supervisor;
 
 import dev.apx.log.Log;
+
 import sun.misc.Signal;
 
 import java.io.IOException;

@@ -1,9 +1,11 @@
 package dev.apx.supervisor;
 
+import dev.apx.metrics.SupervisorMetrics.Restart;
+
 import dev.apx.log.Log;
 import dev.apx.metrics.MetricsConfig;
 import dev.apx.metrics.SupervisorMetrics;
-import dev.apx.metrics.SupervisorMetrics.Restart;
+
 import sun.misc.Signal;
 
 import java.util.List;

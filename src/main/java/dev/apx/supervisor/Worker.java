@@ -1,6 +1,7 @@
 package dev.apx.supervisor;
 
 import dev.apx.log.Log;
+
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
 

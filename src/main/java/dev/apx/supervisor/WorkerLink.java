@@ -1,6 +1,7 @@
 package dev.apx.supervisor;
 
 import dev.apx.server.InheritedSocket;
+
 import io.netty.bootstrap.Bootstrap;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;

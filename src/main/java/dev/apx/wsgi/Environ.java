@@ -1,9 +1,9 @@
 package dev.apx.wsgi;
 
-import dev.apx.asgi.AsgiConfig;
-import dev.apx.asgi.ProxyHeaders;
-import dev.apx.server.PercentDecoding;
-import dev.apx.server.RequestHead;
+import dev.apx.app.AppConfig;
+import dev.apx.app.PercentDecoding;
+import dev.apx.app.ProxyHeaders;
+import dev.apx.server.api.RequestHead;
 
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
@@ -30,7 +30,7 @@ record Environ(String method, String scriptName, String pathInfo, String querySt
                 remoteAddr, remotePort, headers, hasBody};
     }
 
-    static Environ of(RequestHead head, AsgiConfig config) {
+    static Environ of(RequestHead head, AppConfig config) {
         String uri = head.uri();
         int question = uri.indexOf('?');
         String rawPath = question < 0 ? uri : uri.substring(0, question);

@@ -1,17 +1,17 @@
 package dev.apx.wsgi;
 
-import dev.apx.asgi.AsgiConfig;
+import dev.apx.app.AppConfig;
 
 /**
  * The WSGI layer's settings.
  *
- * @param http           root path and proxy-header trust, shared with the ASGI layer's flags
+ * @param app            root path and proxy-header trust, shared with the ASGI layer's flags
  *                       ({@code --root-path}, {@code --proxy-headers}, {@code --forwarded-allow-ips})
  * @param threads        the blocking threads that run the app ({@code --blocking-threads})
  * @param slowMillis     a request running this long is named in the log ({@code --slow-callback-duration}); 0: never
  * @param multiprocess   this process is one of several {@code --workers} ({@code wsgi.multiprocess}, as Gunicorn's)
  */
-public record WsgiConfig(AsgiConfig http, int threads, long slowMillis, boolean multiprocess) {
+public record WsgiConfig(AppConfig app, int threads, long slowMillis, boolean multiprocess) {
     /** As Uvicorn's WSGI middleware and a2wsgi: 10 threads. */
     public static final int DEFAULT_THREADS = 10;
 
@@ -22,6 +22,6 @@ public record WsgiConfig(AsgiConfig http, int threads, long slowMillis, boolean 
     }
 
     public static WsgiConfig defaults() {
-        return new WsgiConfig(AsgiConfig.defaults(), DEFAULT_THREADS, 500, false);
+        return new WsgiConfig(AppConfig.defaults(), DEFAULT_THREADS, 500, false);
     }
 }

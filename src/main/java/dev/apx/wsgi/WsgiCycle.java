@@ -3,8 +3,8 @@ package dev.apx.wsgi;
 import dev.apx.log.Log;
 import dev.apx.python.Gil;
 import dev.apx.python.PythonException;
-import dev.apx.server.Exchange;
-import dev.apx.server.Response;
+import dev.apx.server.api.Exchange;
+import dev.apx.server.api.Response;
 
 import java.io.IOException;
 import java.nio.file.Files;

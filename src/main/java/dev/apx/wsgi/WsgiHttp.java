@@ -5,10 +5,10 @@ import dev.apx.python.Args;
 import dev.apx.python.Interpreter;
 import dev.apx.python.PyRef;
 import dev.apx.python.PythonException;
-import dev.apx.server.Exchange;
-import dev.apx.server.HttpApp;
-import dev.apx.server.RequestHead;
-import dev.apx.server.Response;
+import dev.apx.server.api.Exchange;
+import dev.apx.server.api.HttpApp;
+import dev.apx.server.api.RequestHead;
+import dev.apx.server.api.Response;
 
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -64,7 +64,7 @@ public final class WsgiHttp implements HttpApp, AutoCloseable {
     public Exchange open(RequestHead head, Response response) {
         long handle = handles.incrementAndGet();
         WsgiCycle cycle = new WsgiCycle(response, head.method() + " " + head.uri(), head.bodyless());
-        Environ environ = Environ.of(head, config.http());
+        Environ environ = Environ.of(head, config.app());
         if (environ.remoteAddr() != null && head.client() != null
                 && !(environ.remoteAddr().equals(head.client().getAddress().getHostAddress())
                 && environ.remotePort().equals(String.valueOf(head.client().getPort())))) {

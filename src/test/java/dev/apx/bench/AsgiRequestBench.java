@@ -1,15 +1,25 @@
 package dev.apx.bench;
 
+import dev.apx.server.api.Exchange;
+
 import dev.apx.asgi.AsgiConfig;
-import dev.apx.asgi.AsgiHttp;
-import dev.apx.bridge.Bridge;
+
 import dev.apx.bridge.BridgeConfig;
-import dev.apx.python.Interpreter;
-import dev.apx.python.PyRef;
+
 import dev.apx.python.TestPython;
-import dev.apx.server.Exchange;
-import dev.apx.server.RequestHead;
-import dev.apx.server.Response;
+
+import dev.apx.python.Interpreter;
+
+import dev.apx.server.api.Response;
+
+import dev.apx.python.PyRef;
+
+import dev.apx.asgi.http.AsgiHttp;
+
+import dev.apx.bridge.Bridge;
+
+import dev.apx.server.api.RequestHead;
+
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
@@ -33,8 +43,8 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * A whole trivial ASGI request through the real ASGI layer and bridge, without sockets:
- * {@link AsgiHttp#open} with a parsed request head, the (empty) body delivered as the server would,
- * the app's start and body messages checked and handed to an in-memory {@link Response}. What is
+ * {@code AsgiHttp.open} with a parsed request head, the (empty) body delivered as the server would,
+ * the app's start and body messages checked and handed to an in-memory {@code Response}. What is
  * left out compared to a wrk request is Netty (decode, encode, syscalls). Run with
  * {@code bench/jmh AsgiRequestBench}.
  */

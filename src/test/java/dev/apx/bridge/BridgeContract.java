@@ -1,7 +1,9 @@
 package dev.apx.bridge;
 
 import dev.apx.bridge.AsgiHarness.Outcome;
+
 import dev.apx.python.PyRef;
+
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;

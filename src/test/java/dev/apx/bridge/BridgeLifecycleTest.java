@@ -1,6 +1,7 @@
 package dev.apx.bridge;
 
 import dev.apx.python.TestPython;
+
 import org.junit.jupiter.api.Test;
 
 import java.util.concurrent.TimeUnit;

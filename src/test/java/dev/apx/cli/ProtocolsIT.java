@@ -1,6 +1,7 @@
 package dev.apx.cli;
 
 import dev.apx.server.tls.TestCerts;
+
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;

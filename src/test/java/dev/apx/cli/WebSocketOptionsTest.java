@@ -1,6 +1,7 @@
 package dev.apx.cli;
 
-import dev.apx.server.WebSocketConfig;
+import dev.apx.server.api.WebSocketConfig;
+
 import org.junit.jupiter.api.Test;
 import picocli.CommandLine;
 

@@ -5,6 +5,7 @@ import dev.apx.bridge.BridgeConfig;
 import dev.apx.bridge.LoopKind;
 import dev.apx.python.PyRef;
 import dev.apx.python.TestPython;
+
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;

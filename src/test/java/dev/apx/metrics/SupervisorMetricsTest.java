@@ -1,5 +1,7 @@
 package dev.apx.metrics;
 
+import dev.apx.python.TestPython;
+
 import io.prometheus.metrics.core.metrics.Counter;
 import io.prometheus.metrics.core.metrics.Gauge;
 import io.prometheus.metrics.core.metrics.Histogram;
@@ -13,7 +15,6 @@ import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import io.prometheus.metrics.model.snapshots.Labels;
 import io.prometheus.metrics.model.snapshots.MetricSnapshots;
 import io.prometheus.metrics.model.snapshots.UnknownSnapshot;
-import dev.apx.python.TestPython;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 

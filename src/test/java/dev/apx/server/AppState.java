@@ -4,19 +4,19 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /** What {@code apxtest.hostile_apps} observed, asked over HTTP: /seen (paths, malformed scopes) and /stats (handler outcomes, objects). */
-final class AppState {
+public final class AppState {
     private AppState() {
     }
 
-    static String seen(int port) {
+    public static String seen(int port) {
         return body(RawHttp.exchange(port, "GET /seen HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n"));
     }
 
-    static String stats(int port) {
+    public static String stats(int port) {
         return body(RawHttp.exchange(port, "GET /stats HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n"));
     }
 
-    static long count(String stats, String key) {
+    public static long count(String stats, String key) {
         Matcher m = Pattern.compile("\"" + key + "\": (\\d+)").matcher(stats);
         if (!m.find()) {
             throw new AssertionError("no " + key + " in " + stats);
@@ -31,7 +31,7 @@ final class AppState {
     }
 
     /** Waits (up to 10 s) until no handler runs; returns the last stats. */
-    static String awaitIdle(int port) throws InterruptedException {
+    public static String awaitIdle(int port) throws InterruptedException {
         String stats = stats(port);
         for (int i = 0; i < 1000 && running(stats) != 0; i++) {
             Thread.sleep(10);

@@ -1,5 +1,14 @@
 package dev.apx.server;
 
+import dev.apx.server.api.Exchange;
+
+import dev.apx.server.api.Response;
+
+import dev.apx.server.api.RequestHead;
+
+import dev.apx.server.api.HttpApp;
+import dev.apx.server.http1.DecoderFuzzTest;
+
 import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
@@ -12,14 +21,14 @@ import java.util.regex.Pattern;
  * {@code 200 "<n> bytes"}, or 204 to HEAD (no body to frame). The thing under test is the
  * pipeline in front of it.
  */
-final class CheckingApp implements HttpApp {
+public final class CheckingApp implements HttpApp {
     private static final Pattern TOKEN = Pattern.compile("[!#$%&'*+\\-.^_`|~0-9A-Za-z]+");
     private static final Pattern TARGET = Pattern.compile("(/|https?://)[\\x21-\\x7e\\x80-\\xff]*|\\*");
     private static final Pattern VALUE = Pattern.compile("([\\x21-\\x7e\\x80-\\xff]([\\x20\\x09\\x21-\\x7e\\x80-\\xff]*[\\x21-\\x7e\\x80-\\xff])?)?");
 
-    final ConcurrentLinkedQueue<String> problems = new ConcurrentLinkedQueue<>();
+    public final ConcurrentLinkedQueue<String> problems = new ConcurrentLinkedQueue<>();
     /** Whether each request it got, in order, was HEAD (cleared by the test between connections). */
-    final List<Boolean> heads = new java.util.ArrayList<>();
+    public final List<Boolean> heads = new java.util.ArrayList<>();
 
     @Override
     public Exchange open(RequestHead head, Response response) {

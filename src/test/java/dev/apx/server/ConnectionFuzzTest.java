@@ -1,6 +1,10 @@
 package dev.apx.server;
 
 import dev.apx.log.Log;
+import dev.apx.server.api.Response;
+import dev.apx.server.http1.DecoderFuzzTest;
+import dev.apx.server.shared.ServerConfig;
+
 import org.junit.jupiter.api.Test;
 
 import java.io.OutputStream;

@@ -2,6 +2,8 @@ package dev.apx.server;
 
 import dev.apx.log.Log;
 import dev.apx.python.TestPython;
+import dev.apx.server.shared.ServerConfig;
+
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;

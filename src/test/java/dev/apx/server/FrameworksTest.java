@@ -2,6 +2,7 @@ package dev.apx.server;
 
 import dev.apx.python.PyRef;
 import dev.apx.python.TestPython;
+
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -21,12 +22,12 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  * dependencies (pydantic-core...) have wheels for CPython 3.11 only here, so this runs in the 3.11
  * fork and is skipped in the others.
  */
-class FrameworksTest {
+public class FrameworksTest {
     private static final Path EXAMPLES = Path.of("examples").toAbsolutePath();
     private static final HttpClient CLIENT = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
 
     @BeforeAll
-    static void frameworksInstalled() { // also RealClientsTest's
+    public static void frameworksInstalled() { // also RealClientsTest's
         assumeTrue(TestPython.install().minorVersion().equals("3.11"), "framework wheels exist for CPython 3.11 only");
         TestPython.interpreter().run(gil -> {
             try (PyRef sys = gil.importModule("sys"); PyRef path = sys.getAttr(gil, "path")) {
@@ -37,7 +38,7 @@ class FrameworksTest {
 
     /** Leaves sys.path as it was: other tests of this JVM check it. */
     @AfterAll
-    static void restoreSysPath() { // also RealClientsTest's
+    public static void restoreSysPath() { // also RealClientsTest's
         TestPython.interpreter().run(gil -> {
             try (PyRef sys = gil.importModule("sys"); PyRef path = sys.getAttr(gil, "path")) {
                 try (PyRef present = path.callMethod(gil, "__contains__", EXAMPLES.toString())) {

@@ -4,6 +4,8 @@ import dev.apx.asgi.AsgiConfig;
 import dev.apx.bridge.BridgeConfig;
 import dev.apx.bridge.LoopKind;
 import dev.apx.bridge.StartMode;
+import dev.apx.server.shared.ServerConfig;
+
 import io.netty.util.concurrent.EventExecutor;
 import org.junit.jupiter.api.Test;
 

@@ -5,6 +5,8 @@ import dev.apx.bridge.BridgeConfig;
 import dev.apx.bridge.LoopKind;
 import dev.apx.bridge.StartMode;
 import dev.apx.python.TestPython;
+import dev.apx.server.shared.ServerConfig;
+
 import org.junit.jupiter.api.Test;
 
 import java.io.InputStream;

@@ -2,6 +2,13 @@ package dev.apx.server;
 
 import dev.apx.metrics.Metrics;
 import dev.apx.metrics.MetricsConfig;
+import dev.apx.server.api.HttpApp;
+import dev.apx.server.api.HttpObserver;
+import dev.apx.server.api.Response;
+import dev.apx.server.http1.ExchangeHandlerTest;
+import dev.apx.server.shared.ServerConfig;
+import dev.apx.server.shared.ServerState;
+
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.embedded.EmbeddedChannel;
@@ -27,8 +34,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * What {@code --metrics} adds to one plaintext request on the event loop: the request's bytes in,
- * through a connection's real HTTP/1.1 pipeline ({@link ChannelSetup}: decoder, {@link ExchangeHandler},
- * {@link NettyResponse}, encoder), a 13-byte response out, with and without the real Prometheus series.
+ * through a connection's real HTTP/1.1 pipeline ({@link ChannelSetup}: decoder, {@code ExchangeHandler},
+ * {@code NettyResponse}, encoder), a 13-byte response out, with and without the real Prometheus series.
  * The difference of the two is the cost per request, to set beside apx's CPU per plaintext request
  * (docs/metrics.md). No Python: the app's side answers at once. Run with {@code bench/jmh MetricsCostBench}.
  */

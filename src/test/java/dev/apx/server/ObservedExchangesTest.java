@@ -1,5 +1,11 @@
 package dev.apx.server;
 
+import dev.apx.server.api.HttpApp;
+import dev.apx.server.api.Response;
+import dev.apx.server.http1.ExchangeHandlerTest;
+import dev.apx.server.shared.ServerConfig;
+import dev.apx.server.shared.ServerState;
+
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.embedded.EmbeddedChannel;
@@ -19,8 +25,8 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 
 /**
  * What {@code --metrics} is told of HTTP/1.1 connections: the connection's pipeline ({@link ChannelSetup}
- * with an observer: {@link ConnectionCounter}, {@link ExchangeHandler}, {@link NettyResponse},
- * {@link ErrorResponses}) on an EmbeddedChannel, the app side answered by the test, no Python.
+ * with an observer: {@code ConnectionCounter}, {@code ExchangeHandler}, {@code NettyResponse},
+ * {@code ErrorResponses}) on an EmbeddedChannel, the app side answered by the test, no Python.
  * Durations are not compared (clock), only that they are not negative ({@link RecordingObserver}).
  */
 class ObservedExchangesTest {

@@ -9,11 +9,11 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  * Python 3.11 fork only, since the other two forks would repeat them unchanged and the suite's
  * time matters.
  */
-final class OnceOnly {
+public final class OnceOnly {
     private OnceOnly() {
     }
 
-    static void inThe311Fork() {
+    public static void inThe311Fork() {
         assumeTrue(TestPython.install().minorVersion().equals("3.11"), "Java-side behaviour: runs once, in the 3.11 fork");
     }
 }

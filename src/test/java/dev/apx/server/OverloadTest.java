@@ -1,5 +1,7 @@
 package dev.apx.server;
 
+import dev.apx.server.shared.ServerConfig;
+
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 

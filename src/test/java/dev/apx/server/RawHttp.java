@@ -1,5 +1,7 @@
 package dev.apx.server;
 
+import dev.apx.server.api.Response;
+
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -12,12 +14,12 @@ import java.util.List;
 import java.util.Locale;
 
 /** A raw TCP client for what java.net.http cannot send: pipelining, malformed and chunked input. */
-final class RawHttp {
+public final class RawHttp {
     private RawHttp() {
     }
 
     /** Sends {@code request} and returns every byte until the server closes (ISO-8859-1), or "TIMEOUT" appended. */
-    static String exchange(int port, String request) {
+    public static String exchange(int port, String request) {
         try (Socket socket = new Socket("127.0.0.1", port)) {
             socket.setSoTimeout(10_000);
             socket.getOutputStream().write(request.getBytes(StandardCharsets.ISO_8859_1));
@@ -28,7 +30,7 @@ final class RawHttp {
         }
     }
 
-    static String readAll(InputStream in) throws IOException {
+    public static String readAll(InputStream in) throws IOException {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         byte[] buffer = new byte[8192];
         try {
@@ -44,7 +46,7 @@ final class RawHttp {
     }
 
     /** One response as read off the wire; header names lower-cased, in order, duplicates kept. */
-    record Response(String statusLine, List<String[]> headers, String body) {
+    public record Response(String statusLine, List<String[]> headers, String body) {
         int status() {
             return Integer.parseInt(statusLine.split(" ")[1]);
         }
@@ -60,7 +62,7 @@ final class RawHttp {
      * Reads one response from a connection that may stay open: the body framed by content-length,
      * chunked encoding (trailers dropped) or the close; none after HEAD ({@code head}), 1xx, 204 and 304.
      */
-    static Response read(InputStream in, boolean head) throws IOException {
+    public static Response read(InputStream in, boolean head) throws IOException {
         String statusLine = line(in);
         if (statusLine == null) {
             throw new java.io.EOFException("connection closed before a response");

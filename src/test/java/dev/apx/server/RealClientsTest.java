@@ -1,6 +1,7 @@
 package dev.apx.server;
 
 import dev.apx.python.TestPython;
+
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;

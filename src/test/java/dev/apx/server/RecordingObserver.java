@@ -1,13 +1,15 @@
 package dev.apx.server;
 
+import dev.apx.server.api.HttpObserver;
+
 import java.util.ArrayList;
 import java.util.List;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 /** An {@link HttpObserver} that writes every call down as a line, e.g. {@code response GET 200 req=3 resp=5}. */
-final class RecordingObserver implements HttpObserver {
-    final List<String> events = new ArrayList<>();
+public final class RecordingObserver implements HttpObserver {
+    public final List<String> events = new ArrayList<>();
 
     @Override
     public void connectionOpened() {

@@ -13,7 +13,7 @@ import java.util.SplittableRandom;
  * Pieces lean towards what parsers get wrong: line endings, separators, framing headers, numbers
  * at the edges. Each case comes from its own seed, so a failure names the seed that repeats it.
  */
-final class RequestShapes {
+public final class RequestShapes {
     private RequestShapes() {
     }
 
@@ -39,7 +39,7 @@ final class RequestShapes {
             "7fffffff", "18446744073709551616", "0\r\n\r\n", "5\r\nhello\r\n", "a\r\n", "x", "X-A", "X-A: b\r\n");
 
     /** The request bytes of one case. */
-    static byte[] any(SplittableRandom random) {
+    public static byte[] any(SplittableRandom random) {
         int kind = random.nextInt(9);
         if (kind < 6) {
             return mutated(random);
@@ -99,7 +99,7 @@ final class RequestShapes {
     }
 
     /** Cuts {@code input} into one to four pieces that are written separately (the decoder must not care). */
-    static List<byte[]> pieces(byte[] input, SplittableRandom random) {
+    public static List<byte[]> pieces(byte[] input, SplittableRandom random) {
         List<Integer> cuts = new ArrayList<>();
         for (int i = random.nextInt(4); i > 0; i--) {
             cuts.add(random.nextInt(input.length + 1));
@@ -118,18 +118,18 @@ final class RequestShapes {
     }
 
     /** The seed of a whole run: {@code -Dapx.fuzz.seed=N} repeats one, else a new one each run. */
-    static long runSeed() {
+    public static long runSeed() {
         String fixed = System.getProperty("apx.fuzz.seed");
         return fixed != null ? Long.parseLong(fixed) : System.nanoTime();
     }
 
     /** The random source of case {@code index} in a run. */
-    static SplittableRandom caseRandom(long runSeed, int index) {
+    public static SplittableRandom caseRandom(long runSeed, int index) {
         return new SplittableRandom(runSeed * 0x9E3779B97F4A7C15L + index);
     }
 
     /** The input, printable: for failure messages. */
-    static String show(byte[] input) {
+    public static String show(byte[] input) {
         StringBuilder out = new StringBuilder();
         for (byte b : input) {
             int c = b & 0xff;

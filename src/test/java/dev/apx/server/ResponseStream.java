@@ -1,5 +1,7 @@
 package dev.apx.server;
 
+import dev.apx.server.api.Response;
+
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -12,9 +14,9 @@ import java.util.regex.Pattern;
  * 1xx, 204, 304), or close-delimited when it is the last. A response saying {@code connection:
  * close} must be the last. Throws {@link AssertionError} naming what is wrong.
  */
-final class ResponseStream {
-    record Response(int status, List<String> headers, String body) {
-        boolean closes() {
+public final class ResponseStream {
+    public record Response(int status, List<String> headers, String body) {
+        public boolean closes() {
             return headers.stream().anyMatch(h -> h.toLowerCase(Locale.ROOT).equals("connection: close"));
         }
     }
@@ -31,7 +33,7 @@ final class ResponseStream {
      *              except that with null the last response may be a server error without its body
      *              (the client cannot tell here whether it answered a HEAD)
      */
-    static List<Response> parse(String bytes, List<Boolean> heads) {
+    public static List<Response> parse(String bytes, List<Boolean> heads) {
         List<Response> responses = new ArrayList<>();
         int finals = 0;
         int at = 0;

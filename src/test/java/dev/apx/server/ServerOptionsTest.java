@@ -1,6 +1,8 @@
 package dev.apx.server;
 
 import dev.apx.python.TestPython;
+import dev.apx.server.shared.ServerConfig;
+
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 

@@ -1,10 +1,10 @@
 package dev.apx.server;
 
 import dev.apx.asgi.AsgiConfig;
-import dev.apx.asgi.AsgiHttp;
-import dev.apx.asgi.AsgiWebSocket;
-import dev.apx.asgi.Lifespan;
 import dev.apx.asgi.LoopIoHost;
+import dev.apx.asgi.http.AsgiHttp;
+import dev.apx.asgi.lifespan.Lifespan;
+import dev.apx.asgi.websocket.AsgiWebSocket;
 import dev.apx.bridge.Bridge;
 import dev.apx.bridge.BridgeConfig;
 import dev.apx.bridge.LoopKind;
@@ -12,6 +12,10 @@ import dev.apx.bridge.StartMode;
 import dev.apx.python.Interpreter;
 import dev.apx.python.PyRef;
 import dev.apx.python.TestPython;
+import dev.apx.server.api.IoHost;
+import dev.apx.server.api.WebSocketConfig;
+import dev.apx.server.api.WebSockets;
+import dev.apx.server.shared.ServerConfig;
 
 import java.net.URI;
 import java.util.Map;
@@ -51,13 +55,13 @@ public final class TestServer implements AutoCloseable {
     }
 
     /** Serves both ASGI protocols; {@code webSockets} may be {@link WebSocketConfig#disabled()}. */
-    static TestServer withWebSockets(String module, String attribute, WebSocketConfig webSockets) {
+    public static TestServer withWebSockets(String module, String attribute, WebSocketConfig webSockets) {
         return new TestServer(module, attribute, ServerConfig.defaults().withAccessLog(false), AsgiConfig.defaults(),
                 BridgeConfig.defaults().withLoop(LoopKind.ASYNCIO).withStartMode(DEFAULT_START), webSockets);
     }
 
     /** Serves both ASGI protocols with {@code config} (TLS, for one). */
-    static TestServer withWebSockets(String module, String attribute, ServerConfig config, WebSocketConfig webSockets) {
+    public static TestServer withWebSockets(String module, String attribute, ServerConfig config, WebSocketConfig webSockets) {
         return new TestServer(module, attribute, config, AsgiConfig.defaults(), BridgeConfig.defaults().withLoop(LoopKind.ASYNCIO), webSockets);
     }
 
@@ -93,7 +97,7 @@ public final class TestServer implements AutoCloseable {
         return server.port();
     }
 
-    String address() {
+    public String address() {
         return "127.0.0.1:" + port();
     }
 

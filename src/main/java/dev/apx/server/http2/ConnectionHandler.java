@@ -1,10 +1,11 @@
 package dev.apx.server.http2;
 
 import dev.apx.log.Log;
-import dev.apx.server.CancelEvent;
-import dev.apx.server.FirstRequest;
-import dev.apx.server.ServerState;
-import dev.apx.server.ShutdownEvent;
+import dev.apx.server.shared.CancelEvent;
+import dev.apx.server.shared.FirstRequest;
+import dev.apx.server.shared.ServerState;
+import dev.apx.server.shared.ShutdownEvent;
+
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.SingleThreadEventLoop;

@@ -1,6 +1,7 @@
 package dev.apx.server.http2;
 
-import dev.apx.server.ServerState;
+import dev.apx.server.shared.ServerState;
+
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpServerUpgradeHandler;

@@ -1,8 +1,10 @@
 package dev.apx.server.http2;
 
-import dev.apx.server.ConnectionCounter;
-import dev.apx.server.HttpObserver;
-import dev.apx.server.ServerState;
+import dev.apx.server.api.HttpObserver;
+import dev.apx.server.shared.ConnectionCounter;
+import dev.apx.server.shared.Http2Config;
+import dev.apx.server.shared.ServerState;
+
 import io.netty.channel.ChannelPipeline;
 import io.netty.handler.codec.http2.AbstractHttp2ConnectionHandlerBuilder;
 import io.netty.handler.codec.http2.DefaultHttp2Connection;

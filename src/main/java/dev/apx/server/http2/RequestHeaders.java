@@ -1,6 +1,7 @@
 package dev.apx.server.http2;
 
-import dev.apx.server.Limits;
+import dev.apx.server.shared.Limits;
+
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http2.Http2Headers;
 

@@ -1,6 +1,7 @@
 package dev.apx.server.http2;
 
-import dev.apx.server.HttpObserver;
+import dev.apx.server.api.HttpObserver;
+
 import io.netty.handler.codec.http2.Http2Headers;
 
 /**

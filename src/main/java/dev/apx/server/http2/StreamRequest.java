@@ -1,12 +1,13 @@
 package dev.apx.server.http2;
 
 import dev.apx.log.Log;
-import dev.apx.server.Exchange;
-import dev.apx.server.HttpObserver;
-import dev.apx.server.Limits;
-import dev.apx.server.RequestHead;
-import dev.apx.server.ServerState;
+import dev.apx.server.api.Exchange;
+import dev.apx.server.api.HttpObserver;
+import dev.apx.server.api.RequestHead;
+import dev.apx.server.shared.Limits;
+import dev.apx.server.shared.ServerState;
 import dev.apx.server.tls.TlsSession;
+
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.Unpooled;
@@ -29,7 +30,7 @@ import java.util.concurrent.TimeUnit;
 /**
  * One HTTP/2 stream as one apx request: its HEADERS become a {@link RequestHead} (pseudo-headers
  * mapped as the ASGI spec says: {@code :authority} becomes {@code host}, first), handed to the same
- * {@link dev.apx.server.HttpApp} the HTTP/1.1 path uses; DATA becomes {@link Exchange#body}, request
+ * {@link dev.apx.server.api.HttpApp} the HTTP/1.1 path uses; DATA becomes {@link Exchange#body}, request
  * trailers end the body and are otherwise ignored. A RST_STREAM from the client closes the stream:
  * the app hears {@code http.disconnect} and its task is cancelled. The per-request limits of
  * {@link Limits} apply per stream, and a stream that cannot write for {@code --timeout-write} (the

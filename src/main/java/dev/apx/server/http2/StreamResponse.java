@@ -1,10 +1,11 @@
 package dev.apx.server.http2;
 
 import dev.apx.log.Log;
-import dev.apx.server.DefaultHeaders;
-import dev.apx.server.OffHeap;
-import dev.apx.server.Response;
-import dev.apx.server.ServerConfig;
+import dev.apx.server.api.Response;
+import dev.apx.server.shared.DefaultHeaders;
+import dev.apx.server.shared.OffHeap;
+import dev.apx.server.shared.ServerConfig;
+
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.EventLoop;
 import io.netty.handler.codec.http2.DefaultHttp2Headers;

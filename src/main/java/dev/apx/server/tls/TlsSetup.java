@@ -1,6 +1,7 @@
 package dev.apx.server.tls;
 
 import dev.apx.log.Log;
+
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelPipeline;
 import io.netty.handler.ssl.ApplicationProtocolNames;

@@ -1,6 +1,0 @@
-package dev.apx.server;
-
-/** Fired down each connection when the graceful shutdown timed out: cancel the request still running. */
-public enum CancelEvent {
-    INSTANCE
-}

@@ -1,6 +1,0 @@
-package dev.apx.server;
-
-/** Fired down each connection when the server stops: close when idle, else after the current response. */
-public enum ShutdownEvent {
-    INSTANCE
-}

@@ -1,5 +1,0 @@
-package dev.apx.server;
-
-/** The WebSocket side of a server: the app that answers upgrades, and the settings. */
-public record WebSockets(WebSocketApp app, WebSocketConfig config) {
-}

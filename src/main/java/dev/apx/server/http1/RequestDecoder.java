@@ -1,0 +1,323 @@
+package dev.apx.server.http1;
+
+import dev.apx.log.Log;
+import dev.apx.server.shared.Limits;
+import dev.apx.server.shared.ServerConfig;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.handler.codec.DecoderResult;
+import io.netty.handler.codec.http.DefaultLastHttpContent;
+import io.netty.handler.codec.http.HttpContent;
+import io.netty.handler.codec.http.HttpDecoderConfig;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpMessage;
+import io.netty.handler.codec.http.HttpMessageDecoderResult;
+import io.netty.handler.codec.http.HttpMethod;
+import io.netty.handler.codec.http.HttpRequest;
+import io.netty.handler.codec.http.HttpRequestDecoder;
+import io.netty.handler.codec.http.HttpResponseStatus;
+import io.netty.handler.codec.http.HttpUtil;
+import io.netty.handler.codec.http.LastHttpContent;
+import io.netty.util.ReferenceCountUtil;
+import io.netty.util.concurrent.ScheduledFuture;
+
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Netty's request decoder (which already refuses bare LF, CL with TE, duplicate or non-numeric
+ * Content-Length, bad chunk sizes, control characters in header values...), closed off where it is
+ * lenient, and with apx's {@link Limits}. A refused request comes out as a request or body piece
+ * whose decoder result failed, with a {@link RequestRejected} naming the status; everything the
+ * client sends after it is dropped, and {@link ExchangeHandler} answers and closes.
+ *
+ * <p>What this adds (docs/security.md tables every case):
+ * <ul>
+ * <li>the request line: exactly {@code METHOD SP target SP HTTP/1.x} (Netty folds runs of spaces and
+ *     tabs and accepts any version); targets of visible ASCII or obs-text only, in origin form,
+ *     absolute form, or {@code *} for OPTIONS; HTTP/1.0 and HTTP/1.1 only (505 otherwise);</li>
+ * <li>obs-fold (a header line starting with SP or HT) is refused, not joined;</li>
+ * <li>header field count and size; a Content-Length or a counted body above --limit-max-body (413);</li>
+ * <li>chunked bodies whose framing outweighs their data (long chunk extensions on tiny chunks);</li>
+ * <li>the header read timeout: a request head that takes longer than --timeout-request-header closes
+ *     the connection (slowloris). The keep-alive idle timer is separate, in ChannelSetup.</li>
+ * </ul>
+ * Event loop only, one instance per connection.
+ */
+public final class RequestDecoder extends HttpRequestDecoder {
+    /** Chunk framing may exceed 16 bytes + twice the data per chunk by this much in total (Go's net/http rule). */
+    private static final long MAX_CHUNK_OVERHEAD = 16 * 1024;
+
+    private enum State { BEFORE_HEAD, IN_HEAD, IN_BODY, REJECTED }
+
+    private final ServerConfig config;
+    private final Limits limits;
+    private final HeadRequests heads;
+    private State state = State.BEFORE_HEAD;
+    private boolean chunked;
+    private long bodyBytes;
+    private long chunkOverhead;
+    private ScheduledFuture<?> headTimer;
+
+    public RequestDecoder(ServerConfig config, HeadRequests heads) {
+        super(new HttpDecoderConfig()
+                .setMaxInitialLineLength(config.maxInitialLineLength())
+                .setMaxHeaderSize(config.maxHeaderSize())
+                .setMaxChunkSize(64 * 1024));
+        this.config = config;
+        this.limits = config.limits();
+        this.heads = heads;
+    }
+
+    @Override
+    protected void decode(ChannelHandlerContext ctx, ByteBuf in, List<Object> out) throws Exception {
+        if (state == State.REJECTED) {
+            in.skipBytes(in.readableBytes());
+            return;
+        }
+        State before = state;
+        if (before != State.IN_BODY) {
+            startHeadTimer(ctx);
+            if (hasObsFold(in, before == State.BEFORE_HEAD)) {
+                out.add(rejectedRequest(new RequestRejected(HttpResponseStatus.BAD_REQUEST,
+                        "obsolete line folding (a header line starting with a space or tab)")));
+                reject(in);
+                return;
+            }
+        }
+        int first = out.size();
+        int start = in.readerIndex();
+        super.decode(ctx, in, out);
+        int consumed = in.readerIndex() - start;
+        long bodyInCall = 0;
+        int piecesInCall = 0;
+        for (int i = first; i < out.size() && state != State.REJECTED; i++) {
+            Object msg = out.get(i);
+            if (msg instanceof HttpRequest request) {
+                cancelHeadTimer();
+                RequestRejected problem = request.decoderResult().isFailure() ? null : check(request);
+                if (problem != null) {
+                    request.setDecoderResult(DecoderResult.failure(problem));
+                }
+                if (request.decoderResult().isFailure()) {
+                    dropAfter(out, i);
+                    reject(in);
+                    break;
+                }
+                heads.add(request.method().equals(HttpMethod.HEAD));
+                state = State.IN_BODY;
+                chunked = HttpUtil.isTransferEncodingChunked(request);
+                bodyBytes = 0;
+                chunkOverhead = 0;
+            }
+            if (msg instanceof HttpContent content) {
+                int size = content.content().readableBytes();
+                bodyBytes += size;
+                bodyInCall += size;
+                piecesInCall++;
+                RequestRejected problem = content.decoderResult().isFailure() ? null : checkBody();
+                if (problem != null || content.decoderResult().isFailure()) {
+                    if (problem != null) {
+                        content.release();
+                        out.set(i, rejectedContent(problem));
+                    }
+                    dropAfter(out, i);
+                    reject(in);
+                    break;
+                }
+                if (content instanceof LastHttpContent) {
+                    state = State.BEFORE_HEAD;
+                }
+            }
+        }
+        if (state == State.BEFORE_HEAD && out.size() == first && consumed > 0 && !onlyControlCharacters(in, start, consumed)) {
+            state = State.IN_HEAD; // the request line went in, the headers are still coming
+        }
+        if (before == State.IN_BODY && chunked && state != State.REJECTED) {
+            chunkOverhead = Math.max(0, chunkOverhead + (consumed - bodyInCall) - 2 * bodyInCall - 16L * piecesInCall);
+            if (chunkOverhead > MAX_CHUNK_OVERHEAD) {
+                out.add(rejectedContent(new RequestRejected(HttpResponseStatus.BAD_REQUEST,
+                        "chunked body with more framing than data (chunk extensions)")));
+                reject(in);
+            }
+        }
+    }
+
+    /**
+     * The connection closed: Netty would report a half-received request as a failed message, but
+     * there is nobody left to answer, and the app (if it has the request) hears of it as a disconnect.
+     */
+    @Override
+    protected void decodeLast(ChannelHandlerContext ctx, ByteBuf in, List<Object> out) {
+        in.skipBytes(in.readableBytes());
+    }
+
+    /** Called by Netty for the request line, before the headers. */
+    @Override
+    protected HttpMessage createMessage(String[] initialLine) throws Exception {
+        String target = initialLine[1];
+        String version = initialLine[2];
+        if (!version.equals("HTTP/1.1") && !version.equals("HTTP/1.0")) {
+            throw version.matches("HTTP/[0-9]\\.[0-9]")
+                    ? new RequestRejected(HttpResponseStatus.HTTP_VERSION_NOT_SUPPORTED, "HTTP version " + version + " is not supported")
+                    : new RequestRejected(HttpResponseStatus.BAD_REQUEST, "invalid HTTP version");
+        }
+        for (int i = 0; i < target.length(); i++) {
+            char c = target.charAt(i);
+            if (c <= ' ' || c == 0x7f) {
+                throw new RequestRejected(HttpResponseStatus.BAD_REQUEST, "invalid character in the request target");
+            }
+        }
+        boolean form = target.startsWith("/") || target.startsWith("http://") || target.startsWith("https://")
+                || (target.equals("*") && initialLine[0].equals("OPTIONS"));
+        if (!form) {
+            throw new RequestRejected(HttpResponseStatus.BAD_REQUEST, "invalid request target");
+        }
+        return super.createMessage(initialLine);
+    }
+
+    /** Netty splits at runs of any whitespace; the target must sit between two single spaces. */
+    @Override
+    protected String splitSecondWordInitialLine(byte[] line, int start, int length) {
+        if (start == 0 || line[start - 1] != ' ' || start + length >= line.length || line[start + length] != ' ') {
+            throw new RequestRejected(HttpResponseStatus.BAD_REQUEST, "request line is not METHOD SP target SP version");
+        }
+        return super.splitSecondWordInitialLine(line, start, length);
+    }
+
+    private RequestRejected check(HttpRequest request) {
+        if (request.decoderResult() instanceof HttpMessageDecoderResult result
+                && result.initialLineLength() != request.method().name().length() + request.uri().length() + "  HTTP/1.1".length()) {
+            return new RequestRejected(HttpResponseStatus.BAD_REQUEST, "request line is not METHOD SP target SP version");
+        }
+        if (request.headers().size() > limits.requestFields()) {
+            return new RequestRejected(HttpResponseStatus.REQUEST_HEADER_FIELDS_TOO_LARGE,
+                    "more than " + limits.requestFields() + " header fields");
+        }
+        for (Map.Entry<String, String> header : request.headers()) {
+            if (header.getKey().length() + 2 + header.getValue().length() > limits.requestFieldSize()) {
+                return new RequestRejected(HttpResponseStatus.REQUEST_HEADER_FIELDS_TOO_LARGE,
+                        "header field " + header.getKey() + " is longer than " + limits.requestFieldSize() + " bytes");
+            }
+        }
+        if (limits.maxBody() > 0 && request.headers().contains(HttpHeaderNames.CONTENT_LENGTH)
+                && HttpUtil.getContentLength(request, 0L) > limits.maxBody()) {
+            return new RequestRejected(HttpResponseStatus.REQUEST_ENTITY_TOO_LARGE, "body longer than " + limits.maxBody() + " bytes");
+        }
+        return null;
+    }
+
+    private RequestRejected checkBody() {
+        if (limits.maxBody() > 0 && bodyBytes > limits.maxBody()) {
+            return new RequestRejected(HttpResponseStatus.REQUEST_ENTITY_TOO_LARGE, "body longer than " + limits.maxBody() + " bytes");
+        }
+        return null;
+    }
+
+    /**
+     * Whether the unread head holds a line that starts with SP or HT. At a message's start Netty
+     * first skips control characters and whitespace; inside a head the buffer starts at a line.
+     * The scan stops at the blank line that ends the head, so body bytes are never looked at.
+     */
+    private boolean hasObsFold(ByteBuf in, boolean atStart) {
+        int i = in.readerIndex();
+        int end = Math.min(in.writerIndex(), i + config.maxInitialLineLength() + config.maxHeaderSize() + 4);
+        if (atStart) {
+            while (i < end && isControlOrSpace(in.getByte(i))) {
+                i++;
+            }
+        } else if (i < end && isFoldStart(in.getByte(i))) {
+            return true;
+        }
+        while (i < end) {
+            byte b = in.getByte(i);
+            if (b == '\r' || b == '\n') {
+                return false; // the blank line: end of the head
+            }
+            int lf = in.indexOf(i, end, (byte) '\n');
+            if (lf < 0 || lf + 1 >= end) {
+                return false;
+            }
+            if (isFoldStart(in.getByte(lf + 1))) {
+                return true;
+            }
+            i = lf + 1;
+        }
+        return false;
+    }
+
+    private static boolean isFoldStart(byte b) {
+        return b == ' ' || b == '\t';
+    }
+
+    private static boolean isControlOrSpace(byte b) {
+        return Character.isISOControl(b & 0xff) || Character.isWhitespace(b & 0xff);
+    }
+
+    private static boolean onlyControlCharacters(ByteBuf in, int from, int length) {
+        for (int i = from; i < from + length; i++) {
+            if (!isControlOrSpace(in.getByte(i))) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private void reject(ByteBuf in) {
+        state = State.REJECTED;
+        cancelHeadTimer();
+        in.skipBytes(in.readableBytes());
+    }
+
+    private static void dropAfter(List<Object> out, int index) {
+        while (out.size() > index + 1) {
+            ReferenceCountUtil.release(out.remove(out.size() - 1));
+        }
+    }
+
+    private HttpRequest rejectedRequest(RequestRejected problem) {
+        HttpMessage request = createInvalidMessage();
+        request.setDecoderResult(DecoderResult.failure(problem));
+        return (HttpRequest) request;
+    }
+
+    private static LastHttpContent rejectedContent(RequestRejected problem) {
+        LastHttpContent last = new DefaultLastHttpContent();
+        last.setDecoderResult(DecoderResult.failure(problem));
+        return last;
+    }
+
+    private void startHeadTimer(ChannelHandlerContext ctx) {
+        if (headTimer == null) {
+            headTimer = ctx.executor().schedule(() -> {
+                headTimer = null;
+                if (state == State.BEFORE_HEAD || state == State.IN_HEAD) {
+                    Log.warning("Request head not complete after " + limits.headerTimeoutSeconds() + " s, closing the connection");
+                    state = State.REJECTED;
+                    ctx.close();
+                }
+            }, limits.headerTimeoutSeconds(), TimeUnit.SECONDS);
+        }
+    }
+
+    private void cancelHeadTimer() {
+        if (headTimer != null) {
+            headTimer.cancel(false);
+            headTimer = null;
+        }
+    }
+
+    @Override
+    protected void handlerRemoved0(ChannelHandlerContext ctx) throws Exception {
+        cancelHeadTimer();
+        super.handlerRemoved0(ctx);
+    }
+
+    @Override
+    public void channelInactive(ChannelHandlerContext ctx) throws Exception {
+        cancelHeadTimer();
+        super.channelInactive(ctx);
+    }
+}

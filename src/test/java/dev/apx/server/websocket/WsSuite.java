@@ -1,0 +1,76 @@
+package dev.apx.server.websocket;
+
+import dev.apx.python.TestPython;
+import dev.apx.server.api.WebSocketConfig;
+
+import java.io.File;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Runs {@code src/test/resources/wsclient/ws_suite.py} (the websockets client library and raw
+ * sockets, in the 3.11 venv) against a server; returns each check's result as its JSON text.
+ */
+final class WsSuite {
+    static final Path SCRIPT = Path.of("src/test/resources/wsclient/ws_suite.py").toAbsolutePath();
+    static final Path APPS = Path.of("target/test-classes/python").toAbsolutePath();
+    /** The flags both servers run with, so that the size and ping checks finish quickly. */
+    static final List<String> FLAGS = List.of("--ws-max-size", "2097152", "--ws-ping-interval", "1", "--ws-ping-timeout", "1");
+
+    private WsSuite() {
+    }
+
+    static WebSocketConfig config() {
+        return new WebSocketConfig(true, 2097152, java.time.Duration.ofSeconds(1), java.time.Duration.ofSeconds(1), true);
+    }
+
+    static Map<String, String> run(String address, String... checks) throws Exception {
+        List<String> command = new ArrayList<>(List.of(TestPython.python().toString(), SCRIPT.toString(), address));
+        command.addAll(List.of(checks));
+        Process client = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.INHERIT)
+                .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null"))).start();
+        String output = new String(client.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        if (!client.waitFor(300, TimeUnit.SECONDS)) {
+            client.destroyForcibly();
+            throw new IllegalStateException("ws_suite.py did not finish");
+        }
+        Map<String, String> results = new LinkedHashMap<>();
+        for (String line : output.split("\n")) {
+            int space = line.indexOf(' ');
+            if (space > 0) {
+                results.put(line.substring(0, space), line.substring(space + 1));
+            }
+        }
+        return results;
+    }
+
+    /** Uvicorn {@code --ws websockets} (uvloop) from the 3.11 venv on {@code port}, serving {@code app} with {@code flags}. */
+    static Process uvicorn(String app, int port, Path log, List<String> flags) throws Exception {
+        List<String> command = new ArrayList<>(List.of(TestPython.python().toString(), "-m", "uvicorn", "--ws", "websockets", "--loop", "uvloop",
+                "--app-dir", APPS.toString(), "--port", String.valueOf(port), "--no-access-log"));
+        command.addAll(flags);
+        command.add(app);
+        Process uvicorn = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile())
+                .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null"))).start();
+        for (int i = 0; i < 600; i++) {
+            try (java.net.Socket probe = new java.net.Socket("127.0.0.1", port)) {
+                return uvicorn;
+            } catch (java.io.IOException notYet) {
+                Thread.sleep(25);
+            }
+        }
+        uvicorn.destroy();
+        throw new IllegalStateException("uvicorn did not start: " + java.nio.file.Files.readString(log));
+    }
+
+    static int freePort() throws java.io.IOException {
+        try (java.net.ServerSocket free = new java.net.ServerSocket(0)) {
+            return free.getLocalPort();
+        }
+    }
+}
