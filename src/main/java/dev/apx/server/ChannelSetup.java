@@ -24,6 +24,8 @@ import io.netty.handler.codec.http.HttpServerExpectContinueHandler;
 import io.netty.handler.stream.ChunkedWriteHandler;
 import io.netty.handler.timeout.IdleStateHandler;
 
+import java.util.function.Function;
+
 /**
  * The pipeline of one connection. First the keep-alive idle timer, then the protocol: with TLS, the TLS handler, then ALPN picks
  * h2 or HTTP/1.1 ({@link TlsSetup}); in cleartext the first bytes do ({@link PriorKnowledge}),
@@ -35,14 +37,21 @@ import io.netty.handler.timeout.IdleStateHandler;
  * {@link ConnectionCounter} sits before the HTTP/1.1 exchanges (the requests are counted by the exchanges themselves).
  */
 public final class ChannelSetup extends ChannelInitializer<Channel> {
-    private final ServerState state;
+    private final Function<Channel, ServerState> stateOf;
 
+    /** Every connection with {@code state}. */
     public ChannelSetup(ServerState state) {
-        this.state = state;
+        this(channel -> state);
+    }
+
+    /** Each connection with the state {@code stateOf} gives it (the app instance it is assigned to: {@link AppInstances}). */
+    ChannelSetup(Function<Channel, ServerState> stateOf) {
+        this.stateOf = stateOf;
     }
 
     @Override
     protected void initChannel(Channel channel) {
+        ServerState state = stateOf.apply(channel);
         // First, for every protocol: the keep-alive idle timer also closes a connection that never
         // says which protocol it speaks.
         channel.pipeline().addLast("idle", new IdleStateHandler(0, 0, state.config().keepAliveTimeoutSeconds()));
@@ -52,16 +61,17 @@ public final class ChannelSetup extends ChannelInitializer<Channel> {
         if (tls != null) {
             channel.pipeline()
                     .addLast("tls", tls.newHandler(channel.alloc()))
-                    .addLast("alpn", new TlsSetup(tls, this::https1, h2 ? this::http2 : null));
+                    .addLast("alpn", new TlsSetup(tls, pipeline -> https1(pipeline, state), h2 ? pipeline -> http2(pipeline, state) : null));
         } else if (h2) {
             channel.pipeline().addLast("prior-knowledge",
-                    new PriorKnowledge(protocols.http2().h2cUpgrade() ? this::http1OrUpgrade : this::http1, this::http2));
+                    new PriorKnowledge(protocols.http2().h2cUpgrade() ? pipeline -> http1OrUpgrade(pipeline, state)
+                            : pipeline -> http1(pipeline, state), pipeline -> http2(pipeline, state)));
         } else {
-            http1(channel.pipeline());
+            http1(channel.pipeline(), state);
         }
     }
 
-    private void http1(ChannelPipeline pipeline) {
+    private static void http1(ChannelPipeline pipeline, ServerState state) {
         ServerConfig config = state.config();
         HeadRequests heads = new HeadRequests();
         pipeline
@@ -82,8 +92,8 @@ public final class ChannelSetup extends ChannelInitializer<Channel> {
      * Cleartext HTTP/1.1 with --h2c-upgrade: {@link H2cUpgrade} after the decoder; when it switches, the
      * HTTP/1.1 handlers go (the write timeout, and the observer that counts the connection, stay).
      */
-    private void http1OrUpgrade(ChannelPipeline pipeline) {
-        http1(pipeline);
+    private static void http1OrUpgrade(ChannelPipeline pipeline, ServerState state) {
+        http1(pipeline, state);
         pipeline.addAfter("continue", "h2c-upgrade", H2cUpgrade.handler(state, upgrade -> {
             ChannelPipeline p = upgrade.pipeline();
             p.remove("encoder");
@@ -94,12 +104,12 @@ public final class ChannelSetup extends ChannelInitializer<Channel> {
     }
 
     /** HTTP/1.1 over TLS: file responses become chunks the TLS engine can encrypt (no zero-copy sendfile). */
-    private void https1(ChannelPipeline pipeline) {
+    private static void https1(ChannelPipeline pipeline, ServerState state) {
         pipeline.addLast("file-chunks", new ChunkedWriteHandler()).addLast("file-regions", new FileRegionChunks());
-        http1(pipeline);
+        http1(pipeline, state);
     }
 
-    private void http2(ChannelPipeline pipeline) {
+    private static void http2(ChannelPipeline pipeline, ServerState state) {
         ServerConfig config = state.config();
         pipeline.addLast("write-timeout", new StalledWriteHandler(config.limits().writeTimeoutSeconds()));
         Http2Setup.configure(pipeline, state);

@@ -1,8 +1,10 @@
 package dev.apx.server;
 
+import dev.apx.server.api.AppInstance;
 import dev.apx.server.api.HttpApp;
 import dev.apx.server.api.HttpObserver;
 import dev.apx.server.api.IoHost;
+import dev.apx.server.api.WebSocketConfig;
 import dev.apx.server.api.WebSockets;
 import dev.apx.server.shared.CancelEvent;
 import dev.apx.server.shared.FirstRequest;
@@ -25,6 +27,8 @@ import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 import java.nio.file.Files;
 import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -37,14 +41,17 @@ public final class Server implements AutoCloseable {
     static final Duration FIRST_REQUEST_GRACE = Duration.ofSeconds(2);
 
     private final ServerState state;
+    private final AppInstances instances;
     private final EventLoopGroup boss;
     private final EventLoopGroup workers;
     private final Channel listener;
     private final Transport transport;
     private volatile long firstRequestDeadline; // System.nanoTime() value, set by stopAccepting
 
-    private Server(ServerState state, EventLoopGroup boss, EventLoopGroup workers, Channel listener, Transport transport) {
+    private Server(ServerState state, AppInstances instances, EventLoopGroup boss, EventLoopGroup workers, Channel listener,
+                   Transport transport) {
         this.state = state;
+        this.instances = instances;
         this.boss = boss;
         this.workers = workers;
         this.listener = listener;
@@ -76,6 +83,24 @@ public final class Server implements AutoCloseable {
      */
     public static Server start(ServerConfig config, HttpApp app, WebSockets webSockets, IoHost host, InheritedSocket inherited,
                                HttpObserver observer) {
+        boolean ws = webSockets != null && webSockets.config().enabled();
+        return start(config, List.of(new AppInstance(app, ws ? webSockets.app() : null)), ws ? webSockets.config() : null,
+                host, inherited, observer);
+    }
+
+    /**
+     * Serving several instances of the app (one per Python runtime), each connection given to one
+     * of them ({@link AppInstances}); {@code webSocketConfig} null (or disabled): no WebSockets.
+     * A {@code host} hosts the I/O of one instance's loop only, so it takes exactly one instance.
+     */
+    public static Server start(ServerConfig config, List<AppInstance> apps, WebSocketConfig webSocketConfig, IoHost host,
+                               InheritedSocket inherited, HttpObserver observer) {
+        if (host != null && apps.size() != 1) {
+            throw new IllegalArgumentException("the I/O can be hosted on one app instance's loop only, not " + apps.size());
+        }
+        AppInstance first = apps.getFirst();
+        WebSockets webSockets = webSocketConfig != null && webSocketConfig.enabled() && first.webSocket() != null
+                ? new WebSockets(first.webSocket(), webSocketConfig) : null;
         Transport transport = Transport.best();
         EventLoopGroup boss;
         EventLoopGroup workers;
@@ -85,14 +110,15 @@ public final class Server implements AutoCloseable {
             boss = new MultiThreadIoEventLoopGroup(1, transport.ioHandlers());
             workers = new MultiThreadIoEventLoopGroup(config.workerThreads(), transport.ioHandlers());
         }
-        ServerState state = new ServerState(config, app, new DefaultChannelGroup(GlobalEventExecutor.INSTANCE), new AtomicInteger(),
-                webSockets != null && webSockets.config().enabled() ? webSockets : null, observer);
+        ServerState state = new ServerState(config, first.http(), new DefaultChannelGroup(GlobalEventExecutor.INSTANCE),
+                new AtomicInteger(), webSockets, observer);
+        AppInstances instances = new AppInstances(state, apps);
         try {
             ServerBootstrap bootstrap = new ServerBootstrap()
                     .group(boss, workers)
                     .option(ChannelOption.SO_BACKLOG, config.backlog())
                     .handler(new AcceptedConnections(state.connections()))
-                    .childHandler(new ChannelSetup(state));
+                    .childHandler(new ChannelSetup(instances::assign));
             Channel listener;
             if (inherited != null) {
                 if (!inherited.unix()) {
@@ -110,7 +136,7 @@ public final class Server implements AutoCloseable {
                 bootstrap.childOption(ChannelOption.TCP_NODELAY, true).option(ChannelOption.SO_REUSEADDR, true);
                 listener = bootstrap.channel(transport.tcp()).bind(config.host(), config.port()).sync().channel();
             }
-            return new Server(state, boss, workers, listener, transport);
+            return new Server(state, instances, boss, workers, listener, transport);
         } catch (IOException e) {
             shutdown(boss, workers);
             throw new UncheckedIOException(e);
@@ -171,13 +197,40 @@ public final class Server implements AutoCloseable {
     public void stopAccepting() {
         firstRequestDeadline = System.nanoTime() + Math.min(FIRST_REQUEST_GRACE.toNanos(),
                 TimeUnit.SECONDS.toNanos(state.config().keepAliveTimeoutSeconds()));
-        state.stopping().set(true);
+        for (ServerState each : instances.states()) {
+            each.stopping().set(true);
+        }
         listener.close().syncUninterruptibly();
         // Every connection accepted so far is in the group, and its thread is assigned (the acceptor
         // runs before the close): an event fired now runs after its pipeline is set up.
         for (Channel channel : state.connections()) {
             channel.pipeline().fireUserEventTriggered(ShutdownEvent.INSTANCE);
         }
+    }
+
+    /** The app instances new connections go to. */
+    public List<AppInstance> apps() {
+        return instances.serving();
+    }
+
+    /** Open connections of each instance of {@link #apps()}, in its order. */
+    public List<Integer> openConnectionsByApp() {
+        return instances.openConnections();
+    }
+
+    /**
+     * Puts {@code fresh} in {@code old}'s place: new connections go to {@code fresh} from now on, and
+     * {@code old}'s connections finish as at a graceful shutdown (idle ones close now, busy ones after
+     * their response). The future completes when the last of them has closed; {@link #closeConnectionsOf}
+     * ends the rest when waiting is over.
+     */
+    public CompletableFuture<Void> replace(AppInstance old, AppInstance fresh) {
+        return instances.replace(old, fresh, state.connections());
+    }
+
+    /** Closes the connections still on a {@link #replace replaced} instance (its drain ran out of time). */
+    public void closeConnectionsOf(AppInstance old) {
+        instances.closeConnectionsOf(old, state.connections());
     }
 
     /** Cancels the apps of the requests in flight (after {@link #drain} timed out), as Uvicorn does. */
