@@ -36,9 +36,12 @@ import java.util.concurrent.TimeUnit;
  * <p>What this adds (docs/security.md tables every case):
  * <ul>
  * <li>the request line: exactly {@code METHOD SP target SP HTTP/1.x} (Netty folds runs of spaces and
- *     tabs and accepts any version); targets of visible ASCII or obs-text only, in origin form,
- *     absolute form, or {@code *} for OPTIONS; HTTP/1.0 and HTTP/1.1 only (505 otherwise);</li>
- * <li>obs-fold (a header line starting with SP or HT) is refused, not joined;</li>
+ *     tabs and accepts any version); targets of visible ASCII only, in origin form,
+ *     absolute form, or {@code *} for OPTIONS; HTTP/1.0 and HTTP/1.1 only (505 otherwise, decided
+ *     as soon as the version's eight bytes are in, CRLF or not);</li>
+ * <li>obs-fold (a header line starting with SP or HT) is refused, not joined; a bare CR in the head
+ *     is refused as soon as the byte after it is in ({@link HeadScan});</li>
+ * <li>chunk extensions without a name ({@link ChunkLines});</li>
  * <li>header field count and size; a Content-Length or a counted body above --limit-max-body (413);</li>
  * <li>chunked bodies whose framing outweighs their data (long chunk extensions on tiny chunks);</li>
  * <li>the header read timeout: a request head that takes longer than --timeout-request-header closes
@@ -60,6 +63,7 @@ public final class RequestDecoder extends HttpRequestDecoder {
     private long bodyBytes;
     private long chunkOverhead;
     private ScheduledFuture<?> headTimer;
+    private final ChunkLines chunkLines = new ChunkLines();
 
     public RequestDecoder(ServerConfig config, HeadRequests heads) {
         super(new HttpDecoderConfig()
@@ -80,9 +84,18 @@ public final class RequestDecoder extends HttpRequestDecoder {
         State before = state;
         if (before != State.IN_BODY) {
             startHeadTimer(ctx);
-            if (hasObsFold(in, before == State.BEFORE_HEAD)) {
-                out.add(rejectedRequest(new RequestRejected(HttpResponseStatus.BAD_REQUEST,
-                        "obsolete line folding (a header line starting with a space or tab)")));
+            RequestRejected problem = HeadScan.problem(in, before == State.BEFORE_HEAD,
+                    config.maxInitialLineLength() + config.maxHeaderSize() + 4);
+            if (problem != null) {
+                out.add(rejectedRequest(problem));
+                reject(in);
+                return;
+            }
+        }
+        if (before == State.IN_BODY && chunked) {
+            RequestRejected problem = chunkLines.scan(in);
+            if (problem != null) {
+                out.add(rejectedContent(problem));
                 reject(in);
                 return;
             }
@@ -109,6 +122,9 @@ public final class RequestDecoder extends HttpRequestDecoder {
                 heads.add(request.method().equals(HttpMethod.HEAD));
                 state = State.IN_BODY;
                 chunked = HttpUtil.isTransferEncodingChunked(request);
+                if (chunked) {
+                    chunkLines.start();
+                }
                 bodyBytes = 0;
                 chunkOverhead = 0;
             }
@@ -134,6 +150,9 @@ public final class RequestDecoder extends HttpRequestDecoder {
         }
         if (state == State.BEFORE_HEAD && out.size() == first && consumed > 0 && !onlyControlCharacters(in, start, consumed)) {
             state = State.IN_HEAD; // the request line went in, the headers are still coming
+        }
+        if (before == State.IN_BODY && chunked) {
+            chunkLines.consumed(consumed);
         }
         if (before == State.IN_BODY && chunked && state != State.REJECTED) {
             chunkOverhead = Math.max(0, chunkOverhead + (consumed - bodyInCall) - 2 * bodyInCall - 16L * piecesInCall);
@@ -166,7 +185,7 @@ public final class RequestDecoder extends HttpRequestDecoder {
         }
         for (int i = 0; i < target.length(); i++) {
             char c = target.charAt(i);
-            if (c <= ' ' || c == 0x7f) {
+            if (c <= ' ' || c >= 0x7f) { // controls, SP, DEL, and raw bytes above ASCII (RFC 3986: percent-encoded only)
                 throw new RequestRejected(HttpResponseStatus.BAD_REQUEST, "invalid character in the request target");
             }
         }
@@ -216,49 +235,9 @@ public final class RequestDecoder extends HttpRequestDecoder {
         return null;
     }
 
-    /**
-     * Whether the unread head holds a line that starts with SP or HT. At a message's start Netty
-     * first skips control characters and whitespace; inside a head the buffer starts at a line.
-     * The scan stops at the blank line that ends the head, so body bytes are never looked at.
-     */
-    private boolean hasObsFold(ByteBuf in, boolean atStart) {
-        int i = in.readerIndex();
-        int end = Math.min(in.writerIndex(), i + config.maxInitialLineLength() + config.maxHeaderSize() + 4);
-        if (atStart) {
-            while (i < end && isControlOrSpace(in.getByte(i))) {
-                i++;
-            }
-        } else if (i < end && isFoldStart(in.getByte(i))) {
-            return true;
-        }
-        while (i < end) {
-            byte b = in.getByte(i);
-            if (b == '\r' || b == '\n') {
-                return false; // the blank line: end of the head
-            }
-            int lf = in.indexOf(i, end, (byte) '\n');
-            if (lf < 0 || lf + 1 >= end) {
-                return false;
-            }
-            if (isFoldStart(in.getByte(lf + 1))) {
-                return true;
-            }
-            i = lf + 1;
-        }
-        return false;
-    }
-
-    private static boolean isFoldStart(byte b) {
-        return b == ' ' || b == '\t';
-    }
-
-    private static boolean isControlOrSpace(byte b) {
-        return Character.isISOControl(b & 0xff) || Character.isWhitespace(b & 0xff);
-    }
-
     private static boolean onlyControlCharacters(ByteBuf in, int from, int length) {
         for (int i = from; i < from + length; i++) {
-            if (!isControlOrSpace(in.getByte(i))) {
+            if (!HeadScan.isControlOrSpace(in.getByte(i))) {
                 return false;
             }
         }

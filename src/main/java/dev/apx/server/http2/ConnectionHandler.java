@@ -16,6 +16,7 @@ import io.netty.handler.codec.http2.Http2ConnectionAdapter;
 import io.netty.handler.codec.http2.Http2ConnectionDecoder;
 import io.netty.handler.codec.http2.Http2ConnectionEncoder;
 import io.netty.handler.codec.http2.Http2ConnectionHandler;
+import io.netty.handler.codec.http2.Http2Error;
 import io.netty.handler.codec.http2.Http2Exception;
 import io.netty.handler.codec.http2.Http2Flags;
 import io.netty.handler.codec.http2.Http2FrameListener;
@@ -55,6 +56,7 @@ final class ConnectionHandler extends Http2ConnectionHandler implements Http2Fra
     private final List<StreamRequest> readThisTurn = new ArrayList<>();
     private final Runnable flushTask = this::flushNow;
     private final Integer initialWindowSize;
+    private final StreamHistory history = new StreamHistory();
     private ChannelHandlerContext ctx;
     private boolean flushQueued;
     private long lastStreamEnded = System.nanoTime();
@@ -67,6 +69,18 @@ final class ConnectionHandler extends Http2ConnectionHandler implements Http2Fra
         decoder.frameListener(this);
         requestKey = connection().newKey();
         connection().addListener(new Http2ConnectionAdapter() {
+            @Override
+            public void onStreamAdded(Http2Stream stream) {
+                history.opened(stream.id(), stream.state() == Http2Stream.State.HALF_CLOSED_REMOTE);
+            }
+
+            @Override
+            public void onStreamHalfClosed(Http2Stream stream) {
+                if (stream.state() == Http2Stream.State.HALF_CLOSED_REMOTE) {
+                    history.endedByClient(stream.id());
+                }
+            }
+
             @Override
             public void onStreamClosed(Http2Stream stream) {
                 StreamRequest request = stream.getProperty(requestKey);
@@ -288,6 +302,53 @@ final class ConnectionHandler extends Http2ConnectionHandler implements Http2Fra
             Log.warning("HTTP/2 connection from " + context.channel().remoteAddress() + " closed: " + cause.getMessage());
         }
         super.onConnectionError(context, outbound, cause, http2Ex);
+    }
+
+    /**
+     * A stream error the codec found in what the client sent. Netty forgets a stream when it closes,
+     * so a HEADERS or DATA frame on an id it no longer knows gets its lesser error, RST_STREAM
+     * STREAM_CLOSED; {@link StreamHistory} knows better where RFC 9113 demands a connection error.
+     */
+    @Override
+    protected void onStreamError(ChannelHandlerContext context, boolean outbound, Throwable cause, Http2Exception.StreamException error) {
+        Log.debug("HTTP/2 stream " + error.streamId() + ": " + error.error() + " " + error.getMessage());
+        Http2Exception connectionError = outbound ? null : connectionError(error);
+        if (connectionError != null) {
+            onConnectionError(context, false, connectionError, connectionError);
+            return;
+        }
+        Http2Stream stream = connection().stream(error.streamId());
+        if (!outbound && stream != null && error.error() == Http2Error.PROTOCOL_ERROR
+                && stream.state() == Http2Stream.State.HALF_CLOSED_REMOTE && stream.isTrailersReceived()) {
+            // HEADERS after the client ended the stream: Netty counts "too many headers" before it looks
+            // at the state; RFC 9113 5.1 answers any such frame on a half-closed (remote) stream with STREAM_CLOSED
+            error = (Http2Exception.StreamException) Http2Exception.streamError(error.streamId(), Http2Error.STREAM_CLOSED,
+                    "HEADERS on the half-closed (remote) stream %d (RFC 9113 5.1)", error.streamId());
+        }
+        super.onStreamError(context, outbound, cause, error);
+    }
+
+    /** The connection error RFC 9113 demands where Netty, no longer knowing the stream, reset it. */
+    private Http2Exception connectionError(Http2Exception.StreamException error) {
+        int id = error.streamId();
+        Http2Connection.Endpoint<?> client = connection().remote();
+        if (connection().stream(id) != null) {
+            return null;
+        }
+        if (id > client.lastStreamCreated()) { // refused before Netty created it (its headers, the stream limit)
+            history.opened(id, false);
+            return null;
+        }
+        if (error.error() != Http2Error.STREAM_CLOSED) {
+            return null;
+        }
+        return switch (history.seen(id)) {
+            case NEVER_OPENED -> Http2Exception.connectionError(Http2Error.PROTOCOL_ERROR,
+                    "stream %d opened after stream %d (RFC 9113 5.1.1)", id, client.lastStreamCreated());
+            case ENDED_BY_CLIENT -> Http2Exception.connectionError(Http2Error.STREAM_CLOSED,
+                    "a frame on stream %d after its END_STREAM (RFC 9113 5.1)", id);
+            case OPEN_OR_RESET, FORGOTTEN -> null;
+        };
     }
 
     /** The socket's errors (the codec's own go to {@link #onConnectionError}). */

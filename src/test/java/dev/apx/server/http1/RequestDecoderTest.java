@@ -61,6 +61,48 @@ class RequestDecoderTest {
         assertThat(answer(padded, head.length())).startsWith("HTTP/1.1 400 Bad Request\r\n");
     }
 
+    @Test
+    void chunkExtensionsWithoutANameAreRefusedWhereverTheReadsSplit() {
+        String head = "POST /e HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: chunked\r\n\r\n";
+        for (String body : new String[]{"3;\r\nabc\r\n0\r\n\r\n", "3 ;\r\nabc\r\n0\r\n\r\n", "3;=x\r\nabc\r\n0\r\n\r\n",
+                "3;a=\"x;y\";\r\nabc\r\n0\r\n\r\n", "3\r\nabc\r\n0;\r\n\r\n"}) {
+            String request = head + body;
+            for (int cut = 0; cut <= request.length(); cut++) {
+                assertThat(answer(request, cut)).as("cut at %d of %s", cut, body).startsWith("HTTP/1.1 400 Bad Request\r\n");
+            }
+        }
+    }
+
+    @Test
+    void namedChunkExtensionsAndDataThatLooksLikeThemAreTaken() {
+        // RFC 9112 7.1.1: BWS around ";" and "=", tokens and quoted strings (a ";" inside one separates nothing);
+        // chunk data made of ";\r\n" is data, never read as a chunk line
+        String request = "POST /f HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: chunked\r\n\r\n"
+                + "3;a\r\nabc\r\n3 ; a = 1;b\r\n;\r\n\r\n4;q=\"x;y\\\";\";z=2\r\n;;;;\r\n0;end\r\n\r\n";
+        for (int cut = 0; cut <= request.length(); cut++) {
+            assertThat(answer(request, cut)).as("cut at %d", cut).startsWith("HTTP/1.1 200 OK\r\n").endsWith("10 bytes");
+        }
+        assertThat(app.problems).isEmpty();
+    }
+
+    @Test
+    void aBareCrOrAnUnknownVersionIsAnsweredBeforeTheLineEnds() {
+        String[][] cases = {
+                {"POST /g HTTP/1.1\r\nHost: t\r\nContent-Length: 3\r\n\rabc", "HTTP/1.1 400 "},
+                {"GET /g HTTP/1.1\r\nHost: t\r\nX-A: a\rb", "HTTP/1.1 400 "},
+                {"GET /g HTTP/5.6", "HTTP/1.1 505 "},
+                {"GET /g HTTP/1.2", "HTTP/1.1 505 "},
+                {"GET /g FOO/1.1", "HTTP/1.1 400 "},
+                {"GET /g HTTP/1.x", "HTTP/1.1 400 "}};
+        for (String[] c : cases) {
+            for (int cut = 0; cut <= c[0].length(); cut++) {
+                assertThat(answer(c[0], cut)).as("cut at %d of %s", cut, c[0]).startsWith(c[1]);
+            }
+        }
+        assertThat(answer("GET /g HTTP/1.1", 5)).as("HTTP/1.1 waits for its CRLF").isEmpty();
+        assertThat(answer("GET /g HTTP/1.1\r\nHost: t\r\n\r", 5)).as("a CR as the last byte read waits").isEmpty();
+    }
+
     /** What the server writes back for {@code request} sent in two reads, split at {@code cut}. */
     private String answer(String request, int cut) {
         EmbeddedChannel channel = new EmbeddedChannel(new ChannelSetup(state));

@@ -47,11 +47,17 @@ class RequestRejectionTest {
         // request line
         c.add(head("invalid character in method", "G(T %p HTTP/1.1\r\n" + H + "\r\n", 400));
         c.add(head("control character in target", "GET %p\u0001x HTTP/1.1\r\n" + H + "\r\n", 400));
+        c.add(head("DEL in target", "GET %p\u007fx HTTP/1.1\r\n" + H + "\r\n", 400));
+        c.add(head("raw non-ASCII bytes in target", "GET %p/caf\u00c3\u00a9 HTTP/1.1\r\n" + H + "\r\n", 400));
+        c.add(head("raw non-ASCII byte in query", "GET %p?q=\u00e9 HTTP/1.1\r\n" + H + "\r\n", 400));
         c.add(head("space in target", "GET %p x HTTP/1.1\r\n" + H + "\r\n", 400));
         c.add(head("target not in origin, absolute or asterisk form", "GET probe%p HTTP/1.1\r\n" + H + "\r\n", 400));
         c.add(head("asterisk target with GET", "GET * HTTP/1.1\r\nX-Case: %p\r\n" + H + "\r\n", 400));
         c.add(head("unsupported version HTTP/1.2", "GET %p HTTP/1.2\r\n" + H + "\r\n", 505));
         c.add(head("unsupported version HTTP/2.0", "GET %p HTTP/2.0\r\n" + H + "\r\n", 505));
+        c.add(head("unknown major version HTTP/5.6", "GET %p HTTP/5.6\r\n" + H + "\r\n", 505));
+        c.add(head("unknown major version, the line not yet ended", "GET %p HTTP/5.6", 505));
+        c.add(head("invalid version, the line not yet ended", "GET %p FOO/1.1", 400));
         c.add(head("invalid version", "GET %p FOO/1.1\r\n" + H + "\r\n", 400));
         c.add(head("lowercase version", "GET %p http/1.1\r\n" + H + "\r\n", 400));
         c.add(head("no version (HTTP/0.9)", "GET %p\r\n\r\n", 400));
@@ -68,6 +74,8 @@ class RequestRejectionTest {
         c.add(head("control character in header value", "GET %p HTTP/1.1\r\n" + H + "X-A: a\u0001b\r\n\r\n", 400));
         c.add(head("DEL in header value", "GET %p HTTP/1.1\r\n" + H + "X-A: a\u007fb\r\n\r\n", 400));
         c.add(head("bare CR in header value", "GET %p HTTP/1.1\r\n" + H + "X-A: a\rb\r\n\r\n", 400));
+        c.add(head("bare CR in header value, the line not yet ended", "GET %p HTTP/1.1\r\n" + H + "X-A: a\rb", 400));
+        c.add(head("bare CR ending the head", "POST %p HTTP/1.1\r\n" + H + "Content-Length: 3\r\n\rabc", 400));
         c.add(head("bare LF line ending", "GET %p HTTP/1.1\n" + H + "\n", 400));
         c.add(head("obs-fold (space)", "GET %p HTTP/1.1\r\n" + H + "X-A: a\r\n b\r\n\r\n", 400));
         c.add(head("obs-fold (tab)", "GET %p HTTP/1.1\r\n" + H + "X-A: a\r\n\tb\r\n\r\n", 400));
@@ -95,6 +103,11 @@ class RequestRejectionTest {
         c.add(body("space after chunk size", chunked + "5 \r\nhello\r\n0\r\n\r\n", 400));
         c.add(body("chunk data longer than its size", chunked + "3\r\nhello\r\n0\r\n\r\n", 400));
         c.add(body("chunk size line ending in bare LF", chunked + "5\nhello\r\n0\r\n\r\n", 400));
+        c.add(body("chunk extension without a name", chunked + "5;\r\nhello\r\n0\r\n\r\n", 400));
+        c.add(body("chunk extension without a name, after BWS", chunked + "5 ; \r\nhello\r\n0\r\n\r\n", 400));
+        c.add(body("chunk extension with a value but no name", chunked + "5;=x\r\nhello\r\n0\r\n\r\n", 400));
+        c.add(body("second chunk extension without a name", chunked + "5;a=\"x;y\";\r\nhello\r\n0\r\n\r\n", 400));
+        c.add(body("last chunk's extension without a name", chunked + "5;a\r\nhello\r\n0;\r\n\r\n", 400));
         c.add(body("chunk extension longer than the line limit", chunked + "5;" + "x".repeat(9000) + "\r\nhello\r\n0\r\n\r\n", 400));
         c.add(body("chunk extensions outweighing the data", chunked + ("1;" + "y".repeat(1000) + "\r\nz\r\n").repeat(40) + "0\r\n\r\n", 400));
         return c;

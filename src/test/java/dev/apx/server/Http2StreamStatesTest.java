@@ -1,0 +1,71 @@
+package dev.apx.server;
+
+import dev.apx.python.TestPython;
+import dev.apx.server.http2.Http2Config;
+import dev.apx.server.tls.TestCerts;
+import dev.apx.server.tls.TlsConfig;
+import dev.apx.server.tls.TlsContext;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import java.io.File;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * RFC 9113 section 5.1's stream states as h2spec checks them (http2/5.1.1/2, http2/5.1/6, 9, 11,
+ * 12), with raw frames (hyperframe and hpack, src/test/resources/clients/h2_stream_states.py)
+ * over a real socket, in cleartext with prior knowledge and over TLS with ALPN: the GOAWAY or
+ * RST_STREAM code the RFC demands, and beside them the frames racing a reset the server sent,
+ * which must stay stream errors. Runs in the 3.11 fork only (the Java side's behaviour).
+ */
+class Http2StreamStatesTest {
+    private static final Path SCRIPT = Path.of("src/test/resources/clients/h2_stream_states.py").toAbsolutePath();
+    private static final List<String> CASES = List.of("lower_stream_id", "skipped_stream_id", "headers_on_closed_stream",
+            "data_on_closed_stream", "headers_on_half_closed_stream", "h2spec_half_closed", "headers_after_client_reset",
+            "data_after_server_reset");
+
+    @TempDir
+    static Path dir;
+    static TestCerts certs;
+
+    @BeforeAll
+    static void setUp() throws Exception {
+        OnceOnly.inThe311Fork();
+        certs = new TestCerts(dir);
+    }
+
+    @ParameterizedTest(name = "tls={0}")
+    @ValueSource(booleans = {false, true})
+    void framesInTheWrongStreamStateGetTheRfcsErrors(boolean tls) throws Exception {
+        ServerConfig config = ServerConfig.defaults().withAccessLog(false);
+        if (tls) {
+            TlsConfig files = new TlsConfig(certs.serverCert, certs.serverKey, null, null, 0, null, TlsConfig.PROTOCOL_TLS_SERVER, "auto");
+            config = config.withProtocols(new Protocols(TlsContext.load(files, true), Http2Config.defaults()));
+        }
+        try (TestServer server = new TestServer("apxtest.tls_apps", "app", config)) {
+            ProcessBuilder command = new ProcessBuilder(TestPython.python().toString(), SCRIPT.toString(),
+                    String.valueOf(server.port()), String.join(",", CASES));
+            if (tls) {
+                command.environment().put("H2_CA", certs.caCert.toString());
+            }
+            Path out = Files.createTempFile(dir, "out", ".txt");
+            Process process = command.redirectErrorStream(true).redirectOutput(out.toFile())
+                    .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null"))).start();
+            if (!process.waitFor(120, TimeUnit.SECONDS)) {
+                process.destroyForcibly();
+            }
+            String output = Files.readString(out);
+            for (String name : CASES) {
+                assertThat(output).as("h2_stream_states.py:%n%s", output).contains("ok: " + name + "\n");
+            }
+            assertThat(process.exitValue()).as(output).isZero();
+        }
+    }
+}
