@@ -1,24 +1,15 @@
 package dev.apx.bench;
 
-import dev.apx.server.api.Exchange;
-
 import dev.apx.asgi.AsgiConfig;
-
-import dev.apx.bridge.BridgeConfig;
-
-import dev.apx.python.TestPython;
-
-import dev.apx.python.Interpreter;
-
-import dev.apx.server.api.Response;
-
-import dev.apx.python.PyRef;
-
 import dev.apx.asgi.http.AsgiHttp;
-
 import dev.apx.bridge.Bridge;
-
+import dev.apx.bridge.BridgeConfig;
+import dev.apx.python.Interpreter;
+import dev.apx.python.PyRef;
+import dev.apx.python.TestPython;
+import dev.apx.server.api.Exchange;
 import dev.apx.server.api.RequestHead;
+import dev.apx.server.api.Response;
 
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;

@@ -1,12 +1,9 @@
 package dev.apx.server;
 
 import dev.apx.server.api.Exchange;
-
-import dev.apx.server.api.Response;
-
-import dev.apx.server.api.RequestHead;
-
 import dev.apx.server.api.HttpApp;
+import dev.apx.server.api.RequestHead;
+import dev.apx.server.api.Response;
 import dev.apx.server.http1.DecoderFuzzTest;
 
 import java.io.ByteArrayOutputStream;

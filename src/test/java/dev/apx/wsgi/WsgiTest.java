@@ -1,9 +1,7 @@
 package dev.apx.wsgi;
 
 import dev.apx.app.AppConfig;
-
 import dev.apx.app.TrustedHosts;
-import dev.apx.asgi.AsgiConfig;
 import dev.apx.python.PyRef;
 import dev.apx.server.RawHttp;
 import dev.apx.server.api.Response;

@@ -1,9 +1,8 @@
 package dev.apx.server.tls;
 
-import dev.apx.server.api.WebSocketConfig;
-
 import dev.apx.python.TestPython;
 import dev.apx.server.TestServer;
+import dev.apx.server.api.WebSocketConfig;
 import dev.apx.server.shared.Http2Config;
 import dev.apx.server.shared.Protocols;
 import dev.apx.server.shared.ServerConfig;

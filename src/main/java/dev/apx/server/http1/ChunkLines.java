@@ -1,4 +1,4 @@
-package dev.apx.server;
+package dev.apx.server.http1;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.handler.codec.http.HttpResponseStatus;

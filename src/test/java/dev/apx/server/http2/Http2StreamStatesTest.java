@@ -1,10 +1,18 @@
-package dev.apx.server;
+package dev.apx.server.http2;
+
+import dev.apx.server.shared.Http2Config;
+
+import dev.apx.server.shared.Protocols;
+
+import dev.apx.server.shared.ServerConfig;
 
 import dev.apx.python.TestPython;
-import dev.apx.server.http2.Http2Config;
+import dev.apx.server.OnceOnly;
+import dev.apx.server.TestServer;
 import dev.apx.server.tls.TestCerts;
 import dev.apx.server.tls.TlsConfig;
 import dev.apx.server.tls.TlsContext;
+
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
