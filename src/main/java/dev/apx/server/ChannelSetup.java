@@ -13,6 +13,9 @@ import io.netty.handler.codec.http.HttpServerExpectContinueHandler;
 import io.netty.handler.stream.ChunkedWriteHandler;
 import io.netty.handler.timeout.IdleStateHandler;
 
+import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
+
 /**
  * The pipeline of one connection. First the keep-alive idle timer, then the protocol: with TLS, the TLS handler, then ALPN picks
  * h2 or HTTP/1.1 ({@link TlsSetup}); in cleartext the first bytes do ({@link PriorKnowledge}),
@@ -25,13 +28,32 @@ import io.netty.handler.timeout.IdleStateHandler;
  */
 final class ChannelSetup extends ChannelInitializer<Channel> {
     private final ServerState state;
+    private final List<ServerState> perApp; // one per Python runtime; a connection takes the next
+    private final AtomicInteger next = new AtomicInteger();
 
     ChannelSetup(ServerState state) {
+        this(List.of(state));
+    }
+
+    ChannelSetup(List<ServerState> perApp) {
+        this(perApp.getFirst(), perApp);
+    }
+
+    private ChannelSetup(ServerState state, List<ServerState> perApp) {
         this.state = state;
+        this.perApp = perApp;
     }
 
     @Override
     protected void initChannel(Channel channel) {
+        if (perApp.size() > 1) { // the connection's app for its whole life, round-robin
+            new ChannelSetup(perApp.get(Math.floorMod(next.getAndIncrement(), perApp.size())), List.of()).setUp(channel);
+            return;
+        }
+        setUp(channel);
+    }
+
+    private void setUp(Channel channel) {
         // First, for every protocol: the keep-alive idle timer also closes a connection that never
         // says which protocol it speaks.
         channel.pipeline().addLast("idle", new IdleStateHandler(0, 0, state.config().keepAliveTimeoutSeconds()));

@@ -15,6 +15,7 @@ import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 import java.nio.file.Files;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -66,6 +67,16 @@ public final class Server implements AutoCloseable {
      */
     public static Server start(ServerConfig config, HttpApp app, WebSockets webSockets, IoHost host, InheritedSocket inherited,
                                HttpObserver observer) {
+        return start(config, List.of(app), java.util.Collections.singletonList(webSockets), host, inherited, observer);
+    }
+
+    /**
+     * One server for several apps (one per Python runtime, {@code --interpreters N}): each accepted
+     * connection is given to the next app in turn and keeps it for its life (keep-alive requests,
+     * its WebSocket, its h2 streams). {@code webSockets} holds one entry (or null) per app.
+     */
+    public static Server start(ServerConfig config, List<HttpApp> apps, List<WebSockets> webSockets, IoHost host,
+                               InheritedSocket inherited, HttpObserver observer) {
         Transport transport = Transport.best();
         EventLoopGroup boss;
         EventLoopGroup workers;
@@ -75,14 +86,19 @@ public final class Server implements AutoCloseable {
             boss = new MultiThreadIoEventLoopGroup(1, transport.ioHandlers());
             workers = new MultiThreadIoEventLoopGroup(config.workerThreads(), transport.ioHandlers());
         }
-        ServerState state = new ServerState(config, app, new DefaultChannelGroup(GlobalEventExecutor.INSTANCE), new AtomicInteger(),
-                webSockets != null && webSockets.config().enabled() ? webSockets : null, observer);
+        ServerState state = new ServerState(config, apps.getFirst(), new DefaultChannelGroup(GlobalEventExecutor.INSTANCE), new AtomicInteger(),
+                enabled(webSockets.getFirst()), observer);
+        List<ServerState> perApp = new java.util.ArrayList<>();
+        for (int i = 0; i < apps.size(); i++) { // everything shared but the app: counts, limits and drain see the whole server
+            perApp.add(i == 0 ? state : new ServerState(config, apps.get(i), state.connections(), state.inFlight(),
+                    enabled(webSockets.get(i)), state.requests(), state.requestLimitReached(), observer, state.stopping()));
+        }
         try {
             ServerBootstrap bootstrap = new ServerBootstrap()
                     .group(boss, workers)
                     .option(ChannelOption.SO_BACKLOG, config.backlog())
                     .handler(new AcceptedConnections(state.connections()))
-                    .childHandler(new ChannelSetup(state));
+                    .childHandler(new ChannelSetup(perApp));
             Channel listener;
             if (inherited != null) {
                 if (!inherited.unix()) {
@@ -112,6 +128,10 @@ public final class Server implements AutoCloseable {
             shutdown(boss, workers);
             throw e;
         }
+    }
+
+    private static WebSockets enabled(WebSockets webSockets) {
+        return webSockets != null && webSockets.config().enabled() ? webSockets : null;
     }
 
     /** The TCP port bound (useful with port 0), or -1 on a Unix socket. */
