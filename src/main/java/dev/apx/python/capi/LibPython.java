@@ -22,8 +22,9 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
  * <p>RTLD_GLOBAL is not optional in the base namespace: extension modules ({@code _socket},
  * {@code _asyncio}...) are linked against libpython's symbols without naming the library, so they
  * resolve them from the global scope; loaded any other way (e.g. {@link SymbolLookup#libraryLookup})
- * they fail with {@code undefined symbol: PyByteArray_Type}. In a new namespace the first object
- * dlmopen loads becomes that namespace's global scope, so plain RTLD_NOW does the same there.
+ * they fail with {@code undefined symbol: PyByteArray_Type}. In a new namespace glibc refuses
+ * RTLD_GLOBAL ({@code invalid mode}), and needs none: the first object dlmopen loads becomes that
+ * namespace's global scope, so its extensions resolve libpython's symbols from their own copy.
  *
  * <p>The base namespace holds at most one libpython: CPython keeps runtime state in globals of the
  * library, so a second version could not share it. {@link #load} is idempotent for the same path
