@@ -210,7 +210,16 @@ final class Serve {
                     Thread.currentThread().interrupt();
                 }
             }
-        }, task -> bridge.runOnLoop(gil -> task.run()));
+        }, task -> { // healthy when every runtime's loop answers: a blocked one fails the worker's check
+            java.util.concurrent.atomic.AtomicInteger waiting = new java.util.concurrent.atomic.AtomicInteger(served.size());
+            for (AsgiRuntime runtime : served) {
+                runtime.bridge().runOnLoop(gil -> {
+                    if (waiting.decrementAndGet() == 0) {
+                        task.run();
+                    }
+                });
+            }
+        });
     }
 
     private AsgiRuntime startAsgi(Loaded runtime, Interface kind) {
