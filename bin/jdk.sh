@@ -58,6 +58,12 @@ apx_java_args() { # JAR [train]
 # one core) finishes its pass before the woken one runs, instead of being switched out at each hand-off:
 # fewer context switches, more work per switch (docs/benchmarks.md, "Issue 12, fifth session").
 apx_exec_prefix() {
+  # Every runtime of --interpreters N past the 11th needs more static TLS than glibc reserves by
+  # default, and glibc reads its tunables only when the process starts (docs/interpreters.md).
+  case ":${GLIBC_TUNABLES:-}:" in
+    *:glibc.rtld.optional_static_tls=*) ;;
+    *) export GLIBC_TUNABLES="${GLIBC_TUNABLES:+$GLIBC_TUNABLES:}glibc.rtld.optional_static_tls=1024" ;;
+  esac
   APX_EXEC_PREFIX=()
   if [ "${APX_SCHED:-batch}" != normal ] && command -v chrt >/dev/null 2>&1 && chrt -b 0 true 2>/dev/null; then
     APX_EXEC_PREFIX=(chrt -b 0)

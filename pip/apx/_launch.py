@@ -80,4 +80,9 @@ def environment(environ=None):
     env = dict(os.environ if environ is None else environ)
     if not env.get("APX_PYTHON") and sys.executable:
         env["APX_PYTHON"] = sys.executable
+    # Runtimes of --interpreters N past the 11th need more static TLS than glibc reserves by default;
+    # glibc reads its tunables only at process start, so the JVM must get it (docs/interpreters.md).
+    tunables = env.get("GLIBC_TUNABLES", "")
+    if "glibc.rtld.optional_static_tls=" not in tunables:
+        env["GLIBC_TUNABLES"] = (tunables + ":" if tunables else "") + "glibc.rtld.optional_static_tls=1024"
     return env

@@ -179,6 +179,12 @@ public final class Main implements Callable<Integer> {
                     + "Default: $WEB_CONCURRENCY or 1. Not valid with --reload.")
     Integer workers;
 
+    @Option(names = "--interpreters", paramLabel = "N", defaultValue = "1",
+            description = "CPython runtimes in this process, each with its own GIL, event loop, app import and lifespan, "
+                    + "each in a glibc link-map namespace of its own (1-16); connections are spread over them at accept "
+                    + "and stay on one (docs/interpreters.md). Default: ${DEFAULT-VALUE}.")
+    int interpreters;
+
     @Option(names = "--limit-max-requests-jitter", paramLabel = "N", defaultValue = "0",
             description = "Add a random 0..N to --limit-max-requests, so that workers are not all replaced at once. Default: ${DEFAULT-VALUE}.")
     int limitMaxRequestsJitter;
@@ -282,6 +288,13 @@ public final class Main implements Callable<Integer> {
             ExtraHeaders.set(headers);
             if (!(slowCallbackDuration >= 0)) {
                 throw new IllegalArgumentException("--slow-callback-duration must be 0 or more seconds, got " + slowCallbackDuration);
+            }
+            if (interpreters < 1 || interpreters > 16) {
+                throw new IllegalArgumentException("--interpreters must be 1 to 16 (glibc has 16 link-map namespaces), got " + interpreters);
+            }
+            if (interpreters > 1 && ioMode == IoMode.LOOP) {
+                throw new IllegalArgumentException("--io loop runs the sockets on one runtime's event loop; with --interpreters "
+                        + interpreters + " use --io threads");
             }
             AppLoader.checkSpec(app);
             wsgiConfig(); // bad --blocking-threads fails before Python starts

@@ -15,11 +15,10 @@ import dev.apx.python.PyRef;
 import dev.apx.python.PythonInstall;
 import dev.apx.server.InheritedSocket;
 import dev.apx.server.Server;
-import dev.apx.server.api.HttpApp;
+import dev.apx.server.api.AppInstance;
 import dev.apx.server.api.HttpObserver;
 import dev.apx.server.api.IoHost;
 import dev.apx.server.api.WebSocketConfig;
-import dev.apx.server.api.WebSockets;
 import dev.apx.server.shared.Protocols;
 import dev.apx.server.shared.ServerConfig;
 import dev.apx.supervisor.WorkerLink;
@@ -30,6 +29,8 @@ import sun.misc.Signal;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CountDownLatch;
@@ -45,7 +46,6 @@ final class Serve {
     private Metrics metrics; // null without --metrics
     private Protocols protocols;
     private LogConfig logConfig; // null without --log-config
-    private PyRef serverContext;
 
     Serve(Main options) {
         this.options = options;
@@ -78,16 +78,15 @@ final class Serve {
         // Uvicorn's order: logging, the env file, the app (whose import may set logger levels)
         logConfig = options.logConfig == null ? null
                 : LogConfig.apply(interpreter, options.logConfig, options.logLevel, options.accessLog);
-        if (options.envFile != null) {
-            loadEnvFile(interpreter);
-        }
-        PyRef app = AppLoader.load(interpreter, options.appDir, options.app, options.factory);
-        serverContext = interpreter.call(gil -> gil.copyContext()); // with what the app's import set, for each request to copy
+        Loaded first = load(interpreter);
         if (logConfig != null) {
             logConfig.refreshThreshold();
         }
-        String description = interpreter.call(app::repr);
-        System.err.printf("apx: loaded %s = %s with Python %s (%s)%n", options.app, description, install.version(), install.library());
+        List<Loaded> runtimes = new ArrayList<>(List.of(first));
+        runtimes.addAll(Runtimes.startMore(install, options.interpreters - 1, this::load));
+        String description = interpreter.call(first.app()::repr);
+        System.err.printf("apx: loaded %s = %s with Python %s (%s)%s%n", options.app, description, install.version(), install.library(),
+                runtimes.size() > 1 ? " in " + runtimes.size() + " runtimes" : "");
         long pid = ProcessHandle.current().pid();
         Log.info("Started server process [" + pid + "]");
 
@@ -96,10 +95,10 @@ final class Serve {
         Signal.handle(new Signal("TERM"), signal -> stop.countDown());
 
         ServerConfig config = options.serverConfig().withProtocols(protocols);
-        Interface kind = options.appInterface.resolve(interpreter, app);
+        Interface kind = options.appInterface.resolve(interpreter, first.app());
         Served served;
         try {
-            served = kind == Interface.WSGI ? serveWsgi(interpreter, app, config) : serveAsgi(interpreter, app, kind, config, wsConfig);
+            served = kind == Interface.WSGI ? serveWsgi(runtimes, config) : serveAsgi(runtimes, kind, config, wsConfig);
         } catch (Lifespan.StartupFailed e) {
             Log.error(e.getMessage());
             Log.error("Application startup failed. Exiting.");
@@ -167,54 +166,101 @@ final class Serve {
     private static final class BindFailed extends Exception {
     }
 
-    private Served serveAsgi(Interpreter interpreter, PyRef loaded, Interface kind, ServerConfig config, WebSocketConfig wsConfig)
+    /** One runtime's app, loaded, and the context each of its requests copies (with what the app's import set). */
+    record Loaded(Interpreter interpreter, PyRef app, PyRef context) {
+    }
+
+    /** The env file, then the app, in {@code interpreter}'s runtime. */
+    private Loaded load(Interpreter interpreter) {
+        if (options.envFile != null) {
+            loadEnvFile(interpreter);
+        }
+        PyRef app = AppLoader.load(interpreter, options.appDir, options.app, options.factory);
+        return new Loaded(interpreter, app, interpreter.call(gil -> gil.copyContext()));
+    }
+
+    /** What serves one runtime's ASGI app. */
+    private record AsgiRuntime(Bridge bridge, Lifespan lifespan, AsgiHttp http, AsgiWebSocket webSocket) {
+    }
+
+    private Served serveAsgi(List<Loaded> runtimes, Interface kind, ServerConfig config, WebSocketConfig wsConfig)
             throws Lifespan.StartupFailed, InterruptedException, BindFailed {
-        PyRef app = kind.asAsgi3(interpreter, loaded);
+        List<AsgiRuntime> served = new ArrayList<>();
+        for (Loaded runtime : runtimes) {
+            AsgiRuntime started = startAsgi(runtime, kind);
+            served.add(started);
+            started.lifespan().startup(); // a failed startup in any runtime fails the server
+        }
+        Bridge bridge = served.getFirst().bridge();
+        if (options.warmup > 0) {
+            Warmup.run(runtimes.getFirst().interpreter(), bridge, config, options.asgiConfig(), options.warmup);
+        }
+        List<AppInstance> apps = new ArrayList<>();
+        for (AsgiRuntime runtime : served) {
+            apps.add(new AppInstance(runtime.http(), runtime.webSocket()));
+        }
+        Server server = bind(config, apps, wsConfig, options.ioMode == IoMode.LOOP ? new LoopIoHost(bridge) : null);
+        return new Served(server, () -> {
+            for (AsgiRuntime runtime : served) {
+                try {
+                    runtime.lifespan().shutdown(30);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+        }, task -> { // healthy when every runtime's loop answers: a blocked one fails the worker's check
+            java.util.concurrent.atomic.AtomicInteger waiting = new java.util.concurrent.atomic.AtomicInteger(served.size());
+            for (AsgiRuntime runtime : served) {
+                runtime.bridge().runOnLoop(gil -> {
+                    if (waiting.decrementAndGet() == 0) {
+                        task.run();
+                    }
+                });
+            }
+        });
+    }
+
+    private AsgiRuntime startAsgi(Loaded runtime, Interface kind) {
+        Interpreter interpreter = runtime.interpreter();
+        PyRef app = kind.asAsgi3(interpreter, runtime.app());
         BridgeConfig bridgeConfig = BridgeConfig.defaults().withLoop(options.loop)
                 .withSlowDriveMillis(Math.round(options.slowCallbackDuration * 1000));
         if (options.ioMode == IoMode.LOOP) {
             bridgeConfig = bridgeConfig.withStartMode(StartMode.LOOP); // requests arrive on the loop thread: no step lock
         }
         Bridge bridge = Bridge.start(interpreter, bridgeConfig);
-        bridge.runRequestsIn(serverContext);
-        if (metrics != null) {
-            metrics.watch(bridge);
+        bridge.runRequestsIn(runtime.context());
+        if (metrics != null && interpreter.namespace() == 0) {
+            metrics.watch(bridge); // the first runtime's loop only, until metrics carry a runtime label
         }
         PyRef state = interpreter.call(gil -> gil.dict(Map.of()));
         Lifespan lifespan = new Lifespan(bridge, app, state, options.lifespan);
-        lifespan.startup();
-        if (options.warmup > 0) {
-            Warmup.run(interpreter, bridge, config, options.asgiConfig(), options.warmup);
-        }
-        AsgiHttp http = new AsgiHttp(bridge, app, state, options.asgiConfig());
-        AsgiWebSocket webSocket = new AsgiWebSocket(bridge, app, state, options.asgiConfig());
-        Server server = bind(config, http, new WebSockets(webSocket, wsConfig),
-                options.ioMode == IoMode.LOOP ? new LoopIoHost(bridge) : null);
-        return new Served(server, () -> {
-            try {
-                lifespan.shutdown(30);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        }, task -> bridge.runOnLoop(gil -> task.run()));
+        return new AsgiRuntime(bridge, lifespan, new AsgiHttp(bridge, app, state, options.asgiConfig()),
+                new AsgiWebSocket(bridge, app, state, options.asgiConfig()));
     }
 
     /**
      * WSGI: no event loop, no lifespan, no WebSockets (as Uvicorn's --interface wsgi); Netty's own
      * I/O threads whatever --io says, since there is no asyncio loop to host them.
      */
-    private Served serveWsgi(Interpreter interpreter, PyRef app, ServerConfig config) throws BindFailed {
-        WsgiHttp http = new WsgiHttp(interpreter, app, options.wsgiConfig());
-        Server server = bind(config, http, null, null);
-        return new Served(server, () -> http.close(5000), Runnable::run); // no loop to block: answer health checks at once
+    private Served serveWsgi(List<Loaded> runtimes, ServerConfig config) throws BindFailed {
+        List<WsgiHttp> https = new ArrayList<>();
+        List<AppInstance> apps = new ArrayList<>();
+        for (Loaded runtime : runtimes) {
+            WsgiHttp http = new WsgiHttp(runtime.interpreter(), runtime.app(), options.wsgiConfig());
+            https.add(http);
+            apps.add(new AppInstance(http, null));
+        }
+        Server server = bind(config, apps, null, null);
+        return new Served(server, () -> https.forEach(http -> http.close(5000)), Runnable::run); // no loop to block: answer health checks at once
     }
 
     /** Binds {@code config}'s address, or serves on the socket the supervisor or {@code --fd} hands over. */
-    private Server bind(ServerConfig config, HttpApp http, WebSockets webSockets, IoHost host) throws BindFailed {
+    private Server bind(ServerConfig config, List<AppInstance> apps, WebSocketConfig wsConfig, IoHost host) throws BindFailed {
         WorkerLink link = options.workerLink;
         try {
             InheritedSocket inherited = link != null ? link.socket() : options.fd != null ? InheritedSocket.of(options.fd) : null;
-            return Server.start(config, http, webSockets, host, inherited, metrics != null ? metrics.http() : HttpObserver.NONE);
+            return Server.start(config, apps, wsConfig, host, inherited, metrics != null ? metrics.http() : HttpObserver.NONE);
         } catch (RuntimeException e) {
             String where = options.fd != null ? "--fd " + options.fd : config.uds() != null ? config.uds().toString() : config.host() + ":" + config.port();
             Log.error("cannot " + (link != null ? "serve on the supervisor's socket" : "bind " + where) + ": " + e.getMessage());

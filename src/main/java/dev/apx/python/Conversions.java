@@ -1,6 +1,5 @@
 package dev.apx.python;
 
-import dev.apx.python.capi.CApi;
 import dev.apx.python.capi.Globals;
 
 import java.lang.foreign.Arena;
@@ -67,16 +66,16 @@ final class Conversions {
     /** New reference. */
     static long toPython(Gil gil, Object value) {
         return switch (value) {
-            case null -> incref(Globals.NONE);
-            case PyRef ref -> incref(ref.address(gil));
-            case Boolean b -> incref(b ? Globals.TRUE : Globals.FALSE);
-            case Long l -> checked(gil, CApi.PyLong_FromLongLong(l));
-            case Integer i -> checked(gil, CApi.PyLong_FromLongLong(i));
-            case Short s -> checked(gil, CApi.PyLong_FromLongLong(s));
-            case Byte b -> checked(gil, CApi.PyLong_FromLongLong(b));
+            case null -> incref(gil, gil.globals.none);
+            case PyRef ref -> incref(gil, ref.address(gil));
+            case Boolean b -> incref(gil, b ? gil.globals.trueObject : gil.globals.falseObject);
+            case Long l -> checked(gil, gil.capi.PyLong_FromLongLong(l));
+            case Integer i -> checked(gil, gil.capi.PyLong_FromLongLong(i));
+            case Short s -> checked(gil, gil.capi.PyLong_FromLongLong(s));
+            case Byte b -> checked(gil, gil.capi.PyLong_FromLongLong(b));
             case BigInteger big -> bigInteger(gil, big);
-            case Double d -> checked(gil, CApi.PyFloat_FromDouble(d));
-            case Float f -> checked(gil, CApi.PyFloat_FromDouble(f));
+            case Double d -> checked(gil, gil.capi.PyFloat_FromDouble(d));
+            case Float f -> checked(gil, gil.capi.PyFloat_FromDouble(f));
             case CharSequence s -> string(gil, s.toString());
             case byte[] bytes -> bytes(gil, bytes);
             case Object[] items -> tuple(gil, items);
@@ -86,75 +85,75 @@ final class Conversions {
         };
     }
 
-    private static long incref(long object) {
-        CApi.Py_IncRef(object);
+    private static long incref(Gil gil, long object) {
+        gil.capi.Py_IncRef(object);
         return object;
     }
 
     private static long bigInteger(Gil gil, BigInteger value) {
         if (value.bitLength() < 64) {
-            return checked(gil, CApi.PyLong_FromLongLong(value.longValue()));
+            return checked(gil, gil.capi.PyLong_FromLongLong(value.longValue()));
         }
-        return withCString(gil, value.toString(), s -> CApi.PyLong_FromString(s, MemorySegment.NULL, 10));
+        return withCString(gil, value.toString(), s -> gil.capi.PyLong_FromString(s, MemorySegment.NULL, 10));
     }
 
     static long string(Gil gil, String value) {
         byte[] utf8 = value.getBytes(StandardCharsets.UTF_8);
-        return withNative(gil, utf8, false, s -> CApi.PyUnicode_FromStringAndSize(s, utf8.length));
+        return withNative(gil, utf8, false, s -> gil.capi.PyUnicode_FromStringAndSize(s, utf8.length));
     }
 
     private static long bytes(Gil gil, byte[] value) {
-        long bytes = checked(gil, CApi.PyBytes_FromStringAndSize(MemorySegment.NULL, value.length));
-        MemorySegment.copy(value, 0, CApi.PyBytes_AsString(bytes).reinterpret(value.length), JAVA_BYTE, 0, value.length);
+        long bytes = checked(gil, gil.capi.PyBytes_FromStringAndSize(MemorySegment.NULL, value.length));
+        MemorySegment.copy(value, 0, gil.capi.PyBytes_AsString(bytes).reinterpret(value.length), JAVA_BYTE, 0, value.length);
         return bytes;
     }
 
     private static long tuple(Gil gil, Object[] items) {
-        long tuple = checked(gil, CApi.PyTuple_New(items.length));
+        long tuple = checked(gil, gil.capi.PyTuple_New(items.length));
         try {
             for (int i = 0; i < items.length; i++) {
-                CApi.PyTuple_SetItem(tuple, i, toPython(gil, items[i])); // steals
+                gil.capi.PyTuple_SetItem(tuple, i, toPython(gil, items[i])); // steals
             }
             return tuple;
         } catch (RuntimeException e) {
-            CApi.Py_DecRef(tuple);
+            gil.capi.Py_DecRef(tuple);
             throw e;
         }
     }
 
     private static long list(Gil gil, Collection<?> items) {
-        long list = checked(gil, CApi.PyList_New(items.size()));
+        long list = checked(gil, gil.capi.PyList_New(items.size()));
         try {
             int i = 0;
             for (Object item : items) {
-                CApi.PyList_SetItem(list, i++, toPython(gil, item)); // steals
+                gil.capi.PyList_SetItem(list, i++, toPython(gil, item)); // steals
             }
             return list;
         } catch (RuntimeException e) {
-            CApi.Py_DecRef(list);
+            gil.capi.Py_DecRef(list);
             throw e;
         }
     }
 
     private static long dict(Gil gil, Map<?, ?> map) {
-        long dict = checked(gil, CApi.PyDict_New());
+        long dict = checked(gil, gil.capi.PyDict_New());
         try {
             for (Map.Entry<?, ?> entry : map.entrySet()) {
                 long key = toPython(gil, entry.getKey());
                 try {
                     long value = toPython(gil, entry.getValue());
                     try {
-                        checkedStatus(gil, CApi.PyDict_SetItem(dict, key, value));
+                        checkedStatus(gil, gil.capi.PyDict_SetItem(dict, key, value));
                     } finally {
-                        CApi.Py_DecRef(value);
+                        gil.capi.Py_DecRef(value);
                     }
                 } finally {
-                    CApi.Py_DecRef(key);
+                    gil.capi.Py_DecRef(key);
                 }
             }
             return dict;
         } catch (RuntimeException e) {
-            CApi.Py_DecRef(dict);
+            gil.capi.Py_DecRef(dict);
             throw e;
         }
     }
@@ -163,35 +162,35 @@ final class Conversions {
 
     /** Converts a borrowed object. */
     static Object toJava(Gil gil, long object) {
-        if (object == Globals.NONE) {
+        if (object == gil.globals.none) {
             return null;
         }
-        if (object == Globals.TRUE) {
+        if (object == gil.globals.trueObject) {
             return Boolean.TRUE;
         }
-        if (object == Globals.FALSE) {
+        if (object == gil.globals.falseObject) {
             return Boolean.FALSE;
         }
         long type = Globals.typeOf(object);
-        if (type == Globals.UNICODE_TYPE) {
+        if (type == gil.globals.unicodeType) {
             return utf8(gil, object);
         }
-        if (type == Globals.LONG_TYPE) {
+        if (type == gil.globals.longType) {
             return integer(gil, object);
         }
-        if (type == Globals.FLOAT_TYPE) {
-            return CApi.PyFloat_AsDouble(object);
+        if (type == gil.globals.floatType) {
+            return gil.capi.PyFloat_AsDouble(object);
         }
-        if (type == Globals.BYTES_TYPE) {
-            return bytesOf(object);
+        if (type == gil.globals.bytesType) {
+            return bytesOf(gil, object);
         }
-        if (type == Globals.LIST_TYPE) {
+        if (type == gil.globals.listType) {
             return listOf(gil, object);
         }
-        if (type == Globals.TUPLE_TYPE) {
+        if (type == gil.globals.tupleType) {
             return tupleOf(gil, object);
         }
-        if (type == Globals.DICT_TYPE) {
+        if (type == gil.globals.dictType) {
             return dictOf(gil, object);
         }
         return subclass(gil, object, type);
@@ -199,7 +198,7 @@ final class Conversions {
 
     /** Instances of subclasses of the builtin types convert like their base; anything else stays Python. */
     private static Object subclass(Gil gil, long object, long type) {
-        long flags = CApi.PyType_GetFlags(type);
+        long flags = gil.capi.PyType_GetFlags(type);
         if ((flags & UNICODE_SUBCLASS) != 0) {
             return utf8(gil, object);
         }
@@ -207,7 +206,7 @@ final class Conversions {
             return integer(gil, object);
         }
         if ((flags & BYTES_SUBCLASS) != 0) {
-            return bytesOf(object);
+            return bytesOf(gil, object);
         }
         if ((flags & LIST_SUBCLASS) != 0) {
             return listOf(gil, object);
@@ -218,15 +217,15 @@ final class Conversions {
         if ((flags & DICT_SUBCLASS) != 0) {
             return dictOf(gil, object);
         }
-        if (CApi.PyType_IsSubtype(type, Globals.FLOAT_TYPE) != 0) {
-            return CApi.PyFloat_AsDouble(object);
+        if (gil.capi.PyType_IsSubtype(type, gil.globals.floatType) != 0) {
+            return gil.capi.PyFloat_AsDouble(object);
         }
         return PyRef.fromBorrowed(gil, object);
     }
 
     static String utf8(Gil gil, long unicode) {
         return onScratch(gil, 8, size -> {
-            MemorySegment chars = CApi.PyUnicode_AsUTF8AndSize(unicode, size);
+            MemorySegment chars = gil.capi.PyUnicode_AsUTF8AndSize(unicode, size);
             if (chars.equals(MemorySegment.NULL)) {
                 throw PythonException.fetch(gil);
             }
@@ -237,8 +236,8 @@ final class Conversions {
 
     private static Object integer(Gil gil, long object) {
         return onScratch(gil, 8, overflow -> {
-            long value = CApi.PyLong_AsLongLongAndOverflow(object, overflow);
-            if (value == -1 && CApi.PyErr_Occurred() != 0) {
+            long value = gil.capi.PyLong_AsLongLongAndOverflow(object, overflow);
+            if (value == -1 && gil.capi.PyErr_Occurred() != 0) {
                 throw PythonException.fetch(gil);
             }
             if (overflow.get(JAVA_INT, 0) == 0) {
@@ -248,24 +247,24 @@ final class Conversions {
         });
     }
 
-    private static byte[] bytesOf(long bytes) {
-        long size = CApi.PyBytes_Size(bytes);
-        return CApi.PyBytes_AsString(bytes).reinterpret(size).toArray(JAVA_BYTE);
+    private static byte[] bytesOf(Gil gil, long bytes) {
+        long size = gil.capi.PyBytes_Size(bytes);
+        return gil.capi.PyBytes_AsString(bytes).reinterpret(size).toArray(JAVA_BYTE);
     }
 
     private static List<Object> listOf(Gil gil, long list) {
-        long size = CApi.PyList_Size(list);
+        long size = gil.capi.PyList_Size(list);
         List<Object> result = new ArrayList<>((int) size);
         for (long i = 0; i < size; i++) {
-            result.add(toJava(gil, CApi.PyList_GetItem(list, i)));
+            result.add(toJava(gil, gil.capi.PyList_GetItem(list, i)));
         }
         return result;
     }
 
     private static Object[] tupleOf(Gil gil, long tuple) {
-        Object[] result = new Object[(int) CApi.PyTuple_Size(tuple)];
+        Object[] result = new Object[(int) gil.capi.PyTuple_Size(tuple)];
         for (int i = 0; i < result.length; i++) {
-            result[i] = toJava(gil, CApi.PyTuple_GetItem(tuple, i));
+            result[i] = toJava(gil, gil.capi.PyTuple_GetItem(tuple, i));
         }
         return result;
     }
@@ -276,7 +275,7 @@ final class Conversions {
             MemorySegment position = slots.asSlice(0, 8);
             MemorySegment key = slots.asSlice(8, 8);
             MemorySegment value = slots.asSlice(16, 8);
-            while (CApi.PyDict_Next(dict, position, key, value) != 0) {
+            while (gil.capi.PyDict_Next(dict, position, key, value) != 0) {
                 result.put(toJava(gil, key.get(JAVA_LONG, 0)), toJava(gil, value.get(JAVA_LONG, 0)));
             }
             return null;
@@ -287,25 +286,25 @@ final class Conversions {
     // --- calls, attributes, modules
 
     static String str(Gil gil, long object) {
-        long str = checked(gil, CApi.PyObject_Str(object));
+        long str = checked(gil, gil.capi.PyObject_Str(object));
         try {
             return utf8(gil, str);
         } finally {
-            CApi.Py_DecRef(str);
+            gil.capi.Py_DecRef(str);
         }
     }
 
     /** {@code getattr(object, name)}: new reference. */
     static long getAttr(Gil gil, long object, String name) {
-        return checked(gil, withName(gil, name, nameObject -> CApi.PyObject_GetAttr(object, nameObject)));
+        return checked(gil, withName(gil, name, nameObject -> gil.capi.PyObject_GetAttr(object, nameObject)));
     }
 
     static void setAttr(Gil gil, long object, String name, Object value) {
         long converted = toPython(gil, value);
         try {
-            checkedStatus(gil, (int) withName(gil, name, nameObject -> CApi.PyObject_SetAttr(object, nameObject, converted)));
+            checkedStatus(gil, (int) withName(gil, name, nameObject -> gil.capi.PyObject_SetAttr(object, nameObject, converted)));
         } finally {
-            CApi.Py_DecRef(converted);
+            gil.capi.Py_DecRef(converted);
         }
     }
 
@@ -319,7 +318,7 @@ final class Conversions {
         try {
             return use.applyAsLong(temporary);
         } finally {
-            CApi.Py_DecRef(temporary);
+            gil.capi.Py_DecRef(temporary);
         }
     }
 
@@ -340,22 +339,22 @@ final class Conversions {
                 for (int i = 0; i < converted.length; i++) {
                     array.set(JAVA_LONG, 8L * i, converted[i]);
                 }
-                return CApi.PyObject_VectorcallDict(callable, array, converted.length, dictArg);
+                return gil.capi.PyObject_VectorcallDict(callable, array, converted.length, dictArg);
             });
         } finally {
             for (int i = 0; i < done; i++) {
-                CApi.Py_DecRef(converted[i]);
+                gil.capi.Py_DecRef(converted[i]);
             }
             if (kwdict != 0) {
-                CApi.Py_DecRef(kwdict);
+                gil.capi.Py_DecRef(kwdict);
             }
         }
     }
 
     /** New reference or 0 with an error set. */
-    static long importModule(String name) {
+    static long importModule(Gil gil, String name) {
         try (Arena arena = Arena.ofConfined()) {
-            return CApi.PyImport_ImportModule(arena.allocateFrom(name));
+            return gil.capi.PyImport_ImportModule(arena.allocateFrom(name));
         }
     }
 

@@ -1,6 +1,7 @@
 package dev.apx.python;
 
 import dev.apx.python.capi.CApi;
+import dev.apx.python.capi.Globals;
 
 import java.util.List;
 import java.util.Map;
@@ -13,6 +14,9 @@ import java.util.Map;
  */
 public final class Gil {
     private final Interpreter interpreter;
+    /** The runtime's C API and static objects, read straight by this package's hot paths. */
+    final CApi capi;
+    final Globals globals;
     private final Interpreter.ThreadState thread;
     private final Thread owner = Thread.currentThread();
     private boolean active = true;
@@ -20,6 +24,8 @@ public final class Gil {
 
     Gil(Interpreter interpreter, Interpreter.ThreadState thread) {
         this.interpreter = interpreter;
+        this.capi = interpreter.capi();
+        this.globals = interpreter.globals();
         this.thread = thread;
     }
 
@@ -60,19 +66,19 @@ public final class Gil {
     /** {@code contextvars.copy_context()} */
     public PyRef copyContext() {
         check();
-        return PyRef.owned(this, Conversions.checked(this, CApi.PyContext_CopyCurrent()));
+        return PyRef.owned(this, Conversions.checked(this, capi.PyContext_CopyCurrent()));
     }
 
     /** {@code context.copy()}: a new context with {@code context}'s variables. */
     public PyRef copyContext(PyRef context) {
         check();
-        return PyRef.owned(this, Conversions.checked(this, CApi.PyContext_Copy(context.address(this))));
+        return PyRef.owned(this, Conversions.checked(this, capi.PyContext_Copy(context.address(this))));
     }
 
     /** {@code contextvars.Context()}: a new context with no variables set. */
     public PyRef newContext() {
         check();
-        return PyRef.owned(this, Conversions.checked(this, CApi.PyContext_New()));
+        return PyRef.owned(this, Conversions.checked(this, capi.PyContext_New()));
     }
 
     Scratch scratch() {
@@ -89,7 +95,7 @@ public final class Gil {
     /** {@code import name} */
     public PyRef importModule(String name) {
         check();
-        return PyRef.owned(this, Conversions.checked(this, Conversions.importModule(name)));
+        return PyRef.owned(this, Conversions.checked(this, Conversions.importModule(this, name)));
     }
 
     /** Converts a Java value (see {@link Conversions}) into a new Python object. */

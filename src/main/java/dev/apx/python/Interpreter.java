@@ -1,6 +1,7 @@
 package dev.apx.python;
 
 import dev.apx.python.capi.CApi;
+import dev.apx.python.capi.Globals;
 import dev.apx.python.capi.LibPython;
 import dev.apx.python.capi.LibraryLoadException;
 
@@ -29,14 +30,20 @@ import java.util.function.Function;
  * Entries nest: a thread already inside reuses its token. Virtual threads are refused, because
  * CPython's thread state is per OS thread and a virtual thread may change carrier between calls.
  *
- * <p>Only the main interpreter exists today, so {@link #start} returns the one of this process;
- * the type is an object, not a global, so that per-core sub-interpreters (PEP 684) can follow.
+ * <p>A process has one runtime in the base namespace ({@link #start}) and may have up to 15 more,
+ * each a whole CPython with its own GIL, loaded into a glibc link-map namespace of its own
+ * ({@link #startIsolated}; see docs/interpreters.md). Each instance carries its runtime's C API,
+ * so nothing here is bound to one libpython.
  */
 public final class Interpreter {
     private static final int NAME_CACHE_LIMIT = 4096;
     private static Interpreter main;
+    private static volatile boolean isolatedStarted;
 
     private final PythonInstall install;
+    private final LibPython library;
+    private final CApi capi;
+    private final Globals globals;
     private final ThreadLocal<ThreadState> threads = ThreadLocal.withInitial(ThreadState::new);
     private final Queue<Long> pendingDecrefs = new ConcurrentLinkedQueue<>();
     private final Map<String, Long> names = new ConcurrentHashMap<>();
@@ -44,8 +51,11 @@ public final class Interpreter {
     private volatile ErrorHelpers errorHelpers;
     private volatile GilWaitObserver gilWaits; // null: GIL entries are not timed
 
-    private Interpreter(PythonInstall install) {
+    private Interpreter(PythonInstall install, LibPython library, CApi capi, Globals globals) {
         this.install = install;
+        this.library = library;
+        this.capi = capi;
+        this.globals = globals;
     }
 
     /**
@@ -64,13 +74,55 @@ public final class Interpreter {
         if (Thread.currentThread().isVirtual()) {
             throw new IllegalStateException("apx: start the interpreter from a platform thread");
         }
+        LibPython library;
         try {
-            LibPython.load(install.library());
+            library = LibPython.load(install.library());
         } catch (LibraryLoadException e) {
             throw new PythonSetupException("cannot load libpython for Python " + install.version() + ": " + e.getMessage());
         }
-        Interpreter interpreter = new Interpreter(install);
+        main = boot(install, library);
+        return main;
+    }
+
+    /**
+     * A further, separate runtime of {@code install}'s Python, in a glibc link-map namespace of its
+     * own: its own GIL, {@code sys.modules}, copy of every extension module and libc. Each call
+     * starts a new one (at most 15 per process); {@link #start}'s runtime need not exist.
+     */
+    public static synchronized Interpreter startIsolated(PythonInstall install) {
+        if (Thread.currentThread().isVirtual()) {
+            throw new IllegalStateException("apx: start the interpreter from a platform thread");
+        }
+        LibPython library;
         try {
+            library = LibPython.loadIsolated(install.library());
+        } catch (LibraryLoadException e) {
+            throw new PythonSetupException("cannot start another runtime of Python " + install.version() + ": " + e.getMessage());
+        }
+        isolatedStarted = true;
+        return boot(install, library);
+    }
+
+    /**
+     * True once a runtime in a namespace of its own was started: the JVM's normal exit then runs
+     * every namespace's libc exit handlers against state the base libc owns and corrupts the heap,
+     * so the process must end with {@code Runtime.halt} once it has drained (docs/interpreters.md).
+     */
+    public static boolean isolatedRuntimesStarted() {
+        return isolatedStarted;
+    }
+
+    private static Interpreter boot(PythonInstall install, LibPython library) {
+        Interpreter interpreter;
+        try {
+            CApi capi = new CApi(library);
+            library.prepareThread();
+            // The program name decides prefix and venv detection (pyvenv.cfg next to it), as for
+            // `python -c`; without it CPython guesses from the first python3 on PATH.
+            MemorySegment programName = capi.Py_DecodeLocale(Arena.global().allocateFrom(install.executable().toString()), MemorySegment.NULL);
+            capi.Py_SetProgramName(programName);
+            capi.Py_InitializeEx(0); // 0: no Python signal handlers; Java owns SIGINT/SIGTERM
+            interpreter = new Interpreter(install, library, capi, new Globals(library));
             interpreter.initialize();
         } catch (LibraryLoadException e) {
             throw new PythonSetupException("Python " + install.version() + " lacks what apx needs: " + e.getMessage());
@@ -79,16 +131,10 @@ public final class Interpreter {
         } catch (PythonException e) {
             throw new PythonSetupException("Python " + install.version() + " failed to start apx's helpers: " + e.getMessage());
         }
-        main = interpreter;
-        return main;
+        return interpreter;
     }
 
     private void initialize() {
-        // The program name decides prefix and venv detection (pyvenv.cfg next to it), as for
-        // `python -c`; without it CPython guesses from the first python3 on PATH.
-        MemorySegment programName = CApi.Py_DecodeLocale(Arena.global().allocateFrom(install.executable().toString()), MemorySegment.NULL);
-        CApi.Py_SetProgramName(programName);
-        CApi.Py_InitializeEx(0); // 0: no Python signal handlers; Java owns SIGINT/SIGTERM
         ThreadState state = threads.get();
         Gil gil = state.adoptInitialThread(this);
         try {
@@ -140,6 +186,19 @@ public final class Interpreter {
         return install;
     }
 
+    /** 0 for the runtime in the base namespace, 1.. for those {@link #startIsolated} made, in order. */
+    public int namespace() {
+        return library.namespace();
+    }
+
+    CApi capi() {
+        return capi;
+    }
+
+    Globals globals() {
+        return globals;
+    }
+
     /** Runs {@code body} holding the GIL and returns its result. */
     public <T> T call(Function<Gil, T> body) {
         ThreadState state = threads.get();
@@ -179,11 +238,11 @@ public final class Interpreter {
     private void restoreThread(MemorySegment threadState) {
         GilWaitObserver observer = gilWaits;
         if (observer == null) {
-            CApi.PyEval_RestoreThread(threadState);
+            capi.PyEval_RestoreThread(threadState);
             return;
         }
         long start = System.nanoTime();
-        CApi.PyEval_RestoreThread(threadState);
+        capi.PyEval_RestoreThread(threadState);
         observer.waited(System.nanoTime() - start);
     }
 
@@ -197,7 +256,7 @@ public final class Interpreter {
     void allowThreads(Gil gil, Runnable body) {
         gil.check();
         ThreadState state = threads.get();
-        MemorySegment saved = CApi.PyEval_SaveThread();
+        MemorySegment saved = capi.PyEval_SaveThread();
         state.released = true;
         gil.suspend();
         try {
@@ -212,7 +271,7 @@ public final class Interpreter {
     /** Gives back one reference: now under the GIL, else at the next entry by any thread. */
     void decref(long address) {
         if (holdsGil()) {
-            CApi.Py_DecRef(address);
+            capi.Py_DecRef(address);
         } else {
             pendingDecrefs.add(address);
         }
@@ -231,7 +290,7 @@ public final class Interpreter {
     private void drainPendingDecrefs() {
         Long address;
         while ((address = pendingDecrefs.poll()) != null) {
-            CApi.Py_DecRef(address);
+            capi.Py_DecRef(address);
         }
     }
 
@@ -343,7 +402,8 @@ public final class Interpreter {
                         + " CPython's thread state belongs to an OS thread; use a platform thread");
             }
             if (threadState == 0) {
-                CApi.PyGILState_Ensure(); // creates this thread's state, kept for the thread's life
+                interpreter.library.prepareThread(); // a namespace's libc needs this thread's ctype tables set
+                interpreter.capi.PyGILState_Ensure(); // creates this thread's state, kept for the thread's life
             } else {
                 interpreter.restoreThread(MemorySegment.ofAddress(threadState));
             }
@@ -366,7 +426,7 @@ public final class Interpreter {
             gil.close();
             gil = null;
             depth = 0;
-            threadState = CApi.PyEval_SaveThread().address();
+            threadState = interpreter.capi.PyEval_SaveThread().address();
         }
     }
 }

@@ -13,6 +13,7 @@ import java.util.concurrent.atomic.AtomicLong;
  */
 final class JavaCallables implements Upcalls.Target {
     private final Interpreter interpreter;
+    private Upcalls upcalls; // set by install, once the runtime is initialised
     private final Map<Long, Entry> entries = new ConcurrentHashMap<>();
     private final AtomicLong nextId = new AtomicLong(1);
 
@@ -24,13 +25,13 @@ final class JavaCallables implements Upcalls.Target {
     }
 
     void install() {
-        Upcalls.install(this);
+        upcalls = new Upcalls(interpreter.capi(), this);
     }
 
     /** A new reference to a Python function that runs {@code function}. */
     long create(Gil gil, String name, JavaFunction function) {
         long id = nextId.getAndIncrement();
-        Upcalls.Function created = Upcalls.newFunction(name, id);
+        Upcalls.Function created = upcalls.newFunction(name, id);
         if (created.address() == 0) {
             throw PythonException.fetch(gil);
         }

@@ -1,6 +1,5 @@
 package dev.apx.python;
 
-import dev.apx.python.capi.CApi;
 import dev.apx.python.capi.Globals;
 
 import java.lang.ref.Cleaner;
@@ -44,7 +43,7 @@ public final class PyRef implements AutoCloseable {
 
     /** Makes an owned reference from a borrowed one. */
     static PyRef fromBorrowed(Gil gil, long borrowed) {
-        CApi.Py_IncRef(borrowed);
+        gil.capi.Py_IncRef(borrowed);
         return new PyRef(gil, borrowed);
     }
 
@@ -93,7 +92,7 @@ public final class PyRef implements AutoCloseable {
     }
 
     public boolean isNone(Gil gil) {
-        return address(gil) == Globals.NONE;
+        return address(gil) == gil.globals.none;
     }
 
     /** {@code getattr(obj, name)} */
@@ -140,7 +139,7 @@ public final class PyRef implements AutoCloseable {
 
     /** {@code len(obj)} */
     public long len(Gil gil) {
-        long size = CApi.PyObject_Size(address(gil));
+        long size = gil.capi.PyObject_Size(address(gil));
         if (size < 0) {
             throw PythonException.fetch(gil);
         }
@@ -162,7 +161,7 @@ public final class PyRef implements AutoCloseable {
 
     /** {@code bool(obj)} */
     public boolean isTrue(Gil gil) {
-        int truth = CApi.PyObject_IsTrue(address(gil));
+        int truth = gil.capi.PyObject_IsTrue(address(gil));
         if (truth < 0) {
             throw PythonException.fetch(gil);
         }
@@ -179,7 +178,7 @@ public final class PyRef implements AutoCloseable {
         long argument = Conversions.toPython(gil, value);
         try {
             return Conversions.onScratch(gil, 8, out -> {
-                int status = CApi.PyIter_Send(coroutine, argument, out);
+                int status = gil.capi.PyIter_Send(coroutine, argument, out);
                 long result = out.get(java.lang.foreign.ValueLayout.JAVA_LONG, 0);
                 if (status == PYGEN_ERROR) {
                     throw PythonException.fetch(gil);
@@ -187,7 +186,7 @@ public final class PyRef implements AutoCloseable {
                 return new Sent(status == PYGEN_RETURN, owned(gil, result));
             });
         } finally {
-            CApi.Py_DecRef(argument);
+            gil.capi.Py_DecRef(argument);
         }
     }
 
@@ -200,12 +199,12 @@ public final class PyRef implements AutoCloseable {
 
     /** Enters this {@code contextvars.Context} on the current thread ({@code PyContext_Enter}). */
     public void enterContext(Gil gil) {
-        Conversions.checkedStatus(gil, CApi.PyContext_Enter(address(gil)));
+        Conversions.checkedStatus(gil, gil.capi.PyContext_Enter(address(gil)));
     }
 
     /** Leaves this context, which must be the current one. */
     public void exitContext(Gil gil) {
-        Conversions.checkedStatus(gil, CApi.PyContext_Exit(address(gil)));
+        Conversions.checkedStatus(gil, gil.capi.PyContext_Exit(address(gil)));
     }
 
     /** The object as a Java value (None, bool, int, float, str, bytes, list, tuple, dict; else a new PyRef). */
@@ -220,11 +219,11 @@ public final class PyRef implements AutoCloseable {
 
     /** {@code repr(obj)} */
     public String repr(Gil gil) {
-        long repr = Conversions.checked(gil, CApi.PyObject_Repr(address(gil)));
+        long repr = Conversions.checked(gil, gil.capi.PyObject_Repr(address(gil)));
         try {
             return Conversions.utf8(gil, repr);
         } finally {
-            CApi.Py_DecRef(repr);
+            gil.capi.Py_DecRef(repr);
         }
     }
 

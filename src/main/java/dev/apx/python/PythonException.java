@@ -1,6 +1,5 @@
 package dev.apx.python;
 
-import dev.apx.python.capi.CApi;
 import dev.apx.python.capi.Globals;
 
 import java.lang.foreign.MemorySegment;
@@ -53,18 +52,18 @@ public final class PythonException extends RuntimeException {
             MemorySegment type = slots.asSlice(0, 8);
             MemorySegment val = slots.asSlice(8, 8);
             MemorySegment traceback = slots.asSlice(16, 8);
-            CApi.PyErr_Fetch(type, val, traceback);
+            gil.capi.PyErr_Fetch(type, val, traceback);
             if (type.get(JAVA_LONG, 0) == 0) {
                 return 0L;
             }
-            CApi.PyErr_NormalizeException(type, val, traceback);
+            gil.capi.PyErr_NormalizeException(type, val, traceback);
             long exc = val.get(JAVA_LONG, 0);
             long tb = traceback.get(JAVA_LONG, 0);
             if (tb != 0 && exc != 0) {
-                CApi.PyException_SetTraceback(exc, tb);
+                gil.capi.PyException_SetTraceback(exc, tb);
             }
-            xdecref(type.get(JAVA_LONG, 0));
-            xdecref(tb);
+            xdecref(gil, type.get(JAVA_LONG, 0));
+            xdecref(gil, tb);
             return exc;
         });
         if (value == 0) {
@@ -86,39 +85,39 @@ public final class PythonException extends RuntimeException {
         try {
             long result = Conversions.call(gil, helper, new Object[] {exception}, null);
             if (result == 0) {
-                CApi.PyErr_Clear();
+                gil.capi.PyErr_Clear();
                 return fallback;
             }
             try {
                 return Conversions.utf8(gil, result);
             } finally {
-                CApi.Py_DecRef(result);
+                gil.capi.Py_DecRef(result);
             }
         } catch (RuntimeException e) {
-            CApi.PyErr_Clear();
+            gil.capi.PyErr_Clear();
             return fallback;
         }
     }
 
     private static String safeStr(Gil gil, long exc) {
-        long str = CApi.PyObject_Str(exc);
+        long str = gil.capi.PyObject_Str(exc);
         if (str == 0) {
-            CApi.PyErr_Clear();
+            gil.capi.PyErr_Clear();
             return "<exception str() failed>";
         }
         try {
             return Conversions.utf8(gil, str);
         } catch (RuntimeException e) {
-            CApi.PyErr_Clear();
+            gil.capi.PyErr_Clear();
             return "<exception str() is not UTF-8>";
         } finally {
-            CApi.Py_DecRef(str);
+            gil.capi.Py_DecRef(str);
         }
     }
 
-    private static void xdecref(long object) {
+    private static void xdecref(Gil gil, long object) {
         if (object != 0) {
-            CApi.Py_DecRef(object);
+            gil.capi.Py_DecRef(object);
         }
     }
 
@@ -126,21 +125,21 @@ public final class PythonException extends RuntimeException {
     static void raise(Gil gil, Throwable error) {
         if (error instanceof PythonException python && python.exception != null && !python.exception.isClosed()) {
             long exc = python.exception.address(gil);
-            CApi.PyErr_SetObject(Globals.typeOf(exc), exc);
+            gil.capi.PyErr_SetObject(Globals.typeOf(exc), exc);
             return;
         }
         String text = error.getMessage() == null ? error.getClass().getName() : error.getClass().getName() + ": " + error.getMessage();
         long message = 0;
         try {
             message = Conversions.string(gil, text);
-            CApi.PyErr_SetObject(gil.interpreter().errorHelpers().javaError(), message);
+            gil.capi.PyErr_SetObject(gil.interpreter().errorHelpers().javaError(), message);
         } catch (RuntimeException e) {
-            CApi.PyErr_Clear();
-            long fallback = CApi.PyUnicode_FromStringAndSize(MemorySegment.NULL, 0);
-            CApi.PyErr_SetObject(Globals.EXC_RUNTIME_ERROR, fallback);
-            xdecref(fallback);
+            gil.capi.PyErr_Clear();
+            long fallback = gil.capi.PyUnicode_FromStringAndSize(MemorySegment.NULL, 0);
+            gil.capi.PyErr_SetObject(gil.globals.excRuntimeError, fallback);
+            xdecref(gil, fallback);
         } finally {
-            xdecref(message);
+            xdecref(gil, message);
         }
     }
 }

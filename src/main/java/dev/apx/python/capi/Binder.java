@@ -4,15 +4,16 @@ import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.Linker;
 import java.lang.invoke.MethodHandle;
 
-/** Binds C-API symbols of the loaded libpython to method handles. */
+/** Makes the downcall handles of {@link CApi}: each takes the function's address as its first argument. */
 final class Binder {
     private static final Linker LINKER = Linker.nativeLinker();
 
     private Binder() {
     }
 
-    static MethodHandle function(String name, FunctionDescriptor descriptor) {
-        return LINKER.downcallHandle(LibPython.current().require(name), descriptor);
+    /** A handle for any function of this shape, in any runtime: {@code (MemorySegment target, args...)}. */
+    static MethodHandle handle(FunctionDescriptor descriptor) {
+        return LINKER.downcallHandle(descriptor);
     }
 
     /** invokeExact declares Throwable; downcalls only throw unchecked ones or errors. */

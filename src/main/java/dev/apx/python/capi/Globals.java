@@ -5,8 +5,9 @@ import java.lang.foreign.MemorySegment;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
 /**
- * Addresses of CPython's static objects (None, True, the builtin types, exception classes),
- * read once after the interpreter is initialised, and the two raw object-header reads apx does.
+ * Addresses of one runtime's static objects (None, True, the builtin types, exception classes),
+ * read once after that runtime is initialised, and the raw object-header reads apx does (the same
+ * for every runtime).
  *
  * <p>Header layout ({@code ob_refcnt} then {@code ob_type}) is the same on 3.11-3.13 for builds
  * with a GIL; free-threaded builds are refused before we get here.
@@ -16,23 +17,36 @@ public final class Globals {
     private static final MemorySegment ALL = MemorySegment.NULL.reinterpret(Long.MAX_VALUE);
     private static final long OB_TYPE_OFFSET = 8;
 
-    public static final long NONE = data("_Py_NoneStruct");
-    public static final long TRUE = data("_Py_TrueStruct");
-    public static final long FALSE = data("_Py_FalseStruct");
+    public final long none;
+    public final long trueObject;
+    public final long falseObject;
 
-    public static final long BOOL_TYPE = data("PyBool_Type");
-    public static final long LONG_TYPE = data("PyLong_Type");
-    public static final long FLOAT_TYPE = data("PyFloat_Type");
-    public static final long UNICODE_TYPE = data("PyUnicode_Type");
-    public static final long BYTES_TYPE = data("PyBytes_Type");
-    public static final long LIST_TYPE = data("PyList_Type");
-    public static final long TUPLE_TYPE = data("PyTuple_Type");
-    public static final long DICT_TYPE = data("PyDict_Type");
+    public final long boolType;
+    public final long longType;
+    public final long floatType;
+    public final long unicodeType;
+    public final long bytesType;
+    public final long listType;
+    public final long tupleType;
+    public final long dictType;
 
-    public static final long EXC_RUNTIME_ERROR = pointer("PyExc_RuntimeError");
-    public static final long EXC_TYPE_ERROR = pointer("PyExc_TypeError");
+    public final long excRuntimeError;
+    public final long excTypeError;
 
-    private Globals() {
+    public Globals(LibPython library) {
+        none = data(library, "_Py_NoneStruct");
+        trueObject = data(library, "_Py_TrueStruct");
+        falseObject = data(library, "_Py_FalseStruct");
+        boolType = data(library, "PyBool_Type");
+        longType = data(library, "PyLong_Type");
+        floatType = data(library, "PyFloat_Type");
+        unicodeType = data(library, "PyUnicode_Type");
+        bytesType = data(library, "PyBytes_Type");
+        listType = data(library, "PyList_Type");
+        tupleType = data(library, "PyTuple_Type");
+        dictType = data(library, "PyDict_Type");
+        excRuntimeError = pointer(library, "PyExc_RuntimeError");
+        excTypeError = pointer(library, "PyExc_TypeError");
     }
 
     /** {@code Py_TYPE(o)}: borrowed. */
@@ -54,12 +68,12 @@ public final class Globals {
     }
 
     /** The address of a static object, e.g. {@code _Py_NoneStruct}. */
-    private static long data(String symbol) {
-        return LibPython.current().require(symbol).address();
+    private static long data(LibPython library, String symbol) {
+        return library.require(symbol).address();
     }
 
     /** The value of a {@code PyObject*} global, e.g. {@code PyExc_RuntimeError}. */
-    private static long pointer(String symbol) {
-        return readPointer(data(symbol));
+    private static long pointer(LibPython library, String symbol) {
+        return readPointer(data(library, symbol));
     }
 }

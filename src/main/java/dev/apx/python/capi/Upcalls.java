@@ -36,34 +36,30 @@ public final class Upcalls {
             ADDRESS.withName("ml_name"), ADDRESS.withName("ml_meth"), JAVA_INT.withName("ml_flags"),
             MemoryLayout.paddingLayout(4), ADDRESS.withName("ml_doc"));
 
-    private static volatile Target target;
-    private static MemorySegment callStub;
-    private static MemorySegment destructorStub;
+    private final CApi capi;
+    private final Target target;
+    private final MemorySegment callStub;
+    private final MemorySegment destructorStub;
 
-    private Upcalls() {
-    }
-
-    /** Installs the one target for this process; later calls must pass the same one. */
-    public static synchronized void install(Target newTarget) {
-        if (target != null) {
-            if (target != newTarget) {
-                throw new IllegalStateException("an upcall target is already installed");
-            }
-            return;
-        }
+    /**
+     * Upcall stubs of one runtime, bound to this object: the stub a function calls knows its
+     * runtime, so the capsule is read with that runtime's {@code PyCapsule_GetPointer}.
+     */
+    public Upcalls(CApi capi, Target target) {
+        this.capi = capi;
+        this.target = target;
         try {
             Linker linker = Linker.nativeLinker();
             MethodHandles.Lookup lookup = MethodHandles.lookup();
             callStub = linker.upcallStub(
-                    lookup.findStatic(Upcalls.class, "call", MethodType.methodType(long.class, long.class, long.class, long.class)),
+                    lookup.findVirtual(Upcalls.class, "call", MethodType.methodType(long.class, long.class, long.class, long.class)).bindTo(this),
                     FunctionDescriptor.of(JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG), Arena.global());
             destructorStub = linker.upcallStub(
-                    lookup.findStatic(Upcalls.class, "destroy", MethodType.methodType(void.class, long.class)),
+                    lookup.findVirtual(Upcalls.class, "destroy", MethodType.methodType(void.class, long.class)).bindTo(this),
                     FunctionDescriptor.ofVoid(JAVA_LONG), Arena.global());
         } catch (ReflectiveOperationException e) {
             throw new IllegalStateException(e);
         }
-        target = newTarget;
     }
 
     /**
@@ -71,21 +67,18 @@ public final class Upcalls {
      * The returned segment holds the function's {@code PyMethodDef} and name: keep it reachable as
      * long as the function may be called (until {@link Target#released}).
      */
-    public static Function newFunction(String name, long id) {
-        if (target == null) {
-            throw new IllegalStateException("Upcalls.install has not run");
-        }
+    public Function newFunction(String name, long id) {
         Arena arena = Arena.ofAuto();
         MemorySegment def = arena.allocate(METHOD_DEF);
         def.set(ADDRESS, METHOD_DEF.byteOffset(MemoryLayout.PathElement.groupElement("ml_name")), arena.allocateFrom(name));
         def.set(ADDRESS, METHOD_DEF.byteOffset(MemoryLayout.PathElement.groupElement("ml_meth")), callStub);
         def.set(JAVA_INT, METHOD_DEF.byteOffset(MemoryLayout.PathElement.groupElement("ml_flags")), METH_FASTCALL);
-        long capsule = CApi.PyCapsule_New(MemorySegment.ofAddress(id), MemorySegment.NULL, destructorStub);
+        long capsule = capi.PyCapsule_New(MemorySegment.ofAddress(id), MemorySegment.NULL, destructorStub);
         if (capsule == 0) {
             return new Function(0, def);
         }
-        long function = CApi.PyCFunction_NewEx(def, capsule, 0);
-        CApi.Py_DecRef(capsule); // the function owns it now (or, on failure, the capsule dies and releases id)
+        long function = capi.PyCFunction_NewEx(def, capsule, 0);
+        capi.Py_DecRef(capsule); // the function owns it now (or, on failure, the capsule dies and releases id)
         return new Function(function, def);
     }
 
@@ -94,9 +87,9 @@ public final class Upcalls {
     }
 
     @SuppressWarnings("unused") // called from native code
-    private static long call(long self, long args, long nargs) {
+    private long call(long self, long args, long nargs) {
         try {
-            long id = CApi.PyCapsule_GetPointer(self, MemorySegment.NULL).address();
+            long id = capi.PyCapsule_GetPointer(self, MemorySegment.NULL).address();
             return target.call(id, args, nargs);
         } catch (Throwable t) {
             // The target translates its own failures; this is the last line before a JVM abort.
@@ -105,9 +98,9 @@ public final class Upcalls {
     }
 
     @SuppressWarnings("unused") // called from native code
-    private static void destroy(long capsule) {
+    private void destroy(long capsule) {
         try {
-            target.released(CApi.PyCapsule_GetPointer(capsule, MemorySegment.NULL).address());
+            target.released(capi.PyCapsule_GetPointer(capsule, MemorySegment.NULL).address());
         } catch (Throwable ignored) {
             // Nothing can be reported from a destructor; the id stays registered.
         }

@@ -1,0 +1,111 @@
+package dev.apx.cli;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.net.http.WebSocket;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * {@code --interpreters 2}: one process, one server, two CPython runtimes, each with its own app
+ * import, module globals, lifespan and event loop; a connection stays on the runtime it was given.
+ */
+class RuntimesIT {
+    private static final Pattern WHO = Pattern.compile("\"pid\":(\\d+),\"runtime\":(\\d+),\"served\":(\\d+),\"lifespan\":(true|false)");
+
+    @TempDir
+    Path tmp;
+
+    record Who(long pid, long runtime, long served, boolean lifespan) {
+        static Who of(String json) {
+            Matcher m = WHO.matcher(json);
+            assertThat(m.find()).as(json).isTrue();
+            return new Who(Long.parseLong(m.group(1)), Long.parseLong(m.group(2)), Long.parseLong(m.group(3)), Boolean.parseBoolean(m.group(4)));
+        }
+    }
+
+    @Test
+    void twoRuntimesServeRequestsAndWebSocketsEachConnectionStayingOnOne() throws Exception {
+        try (ApxProcess apx = ApxProcess.start(tmp, Map.of(), "--interpreters", "2", "apxtest.runtimes_app:app")) {
+            URI who = URI.create("http://127.0.0.1:" + apx.port + "/who");
+            List<List<Who>> connections = new ArrayList<>();
+            for (int c = 0; c < 2; c++) { // one client each: its keep-alive requests on one connection
+                HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+                List<Who> answers = new ArrayList<>();
+                for (int i = 0; i < 3; i++) {
+                    HttpResponse<String> response = client.send(HttpRequest.newBuilder(who).build(), HttpResponse.BodyHandlers.ofString());
+                    assertThat(response.statusCode()).isEqualTo(200);
+                    answers.add(Who.of(response.body()));
+                }
+                connections.add(answers);
+            }
+            Set<Long> runtimes = new HashSet<>();
+            for (List<Who> answers : connections) {
+                assertThat(answers).extracting(Who::runtime).as("one connection, one runtime").containsOnly(answers.getFirst().runtime());
+                assertThat(answers).extracting(Who::served).as("that runtime's own counter").isSorted().doesNotHaveDuplicates();
+                assertThat(answers).allMatch(Who::lifespan);
+                assertThat(answers).extracting(Who::pid).containsOnly(apx.process.pid());
+                runtimes.add(answers.getFirst().runtime());
+            }
+            assertThat(runtimes).as("the two connections went to the two runtimes").hasSize(2);
+
+            Set<Long> webSocketRuntimes = new HashSet<>();
+            for (int c = 0; c < 2; c++) {
+                Who answer = Who.of(webSocket(URI.create("ws://127.0.0.1:" + apx.port + "/ws"), "hi " + c));
+                assertThat(answer.lifespan()).isTrue();
+                webSocketRuntimes.add(answer.runtime());
+            }
+            assertThat(webSocketRuntimes).isEqualTo(runtimes);
+
+            WorkersIT.signal(apx, "TERM");
+            assertThat(apx.awaitExit(30)).as(apx.stderr()).isZero();
+            assertThat(ApxProcess.count(apx.stderr(), "Application startup complete.")).isEqualTo(2);
+            assertThat(ApxProcess.count(apx.stderr(), "Application shutdown complete.")).isEqualTo(2);
+            assertThat(apx.stderr()).contains(" in 2 runtimes").contains("Finished server process");
+            apx.assertNoJavaStackTrace();
+        }
+    }
+
+    /** Sends {@code text} on a new WebSocket and returns the first message back. */
+    private static String webSocket(URI uri, String text) throws Exception {
+        CompletableFuture<String> first = new CompletableFuture<>();
+        WebSocket ws = HttpClient.newHttpClient().newWebSocketBuilder().buildAsync(uri, new WebSocket.Listener() {
+            @Override
+            public CompletionStage<?> onText(WebSocket webSocket, CharSequence data, boolean last) {
+                first.complete(data.toString());
+                return null;
+            }
+        }).get(10, TimeUnit.SECONDS);
+        ws.sendText(text, true).get(10, TimeUnit.SECONDS);
+        String answer = first.get(10, TimeUnit.SECONDS);
+        assertThat(answer).contains("\"echo\":\"" + text + "\"");
+        return answer;
+    }
+
+    @Test
+    void moreInterpretersThanNamespacesIsRefusedInOneLine() throws Exception {
+        Process process = new ProcessBuilder(ProcessHandle.current().info().command().orElseThrow(), "--enable-native-access=ALL-UNNAMED",
+                "-jar", Path.of(System.getProperty("apx.jar", "target/apx.jar")).toAbsolutePath().toString(),
+                "--interpreters", "17", "apxtest.runtimes_app:app").redirectErrorStream(true).start();
+        String output = new String(process.getInputStream().readAllBytes());
+        assertThat(process.waitFor(30, TimeUnit.SECONDS)).isTrue();
+        assertThat(process.exitValue()).isEqualTo(1);
+        assertThat(output.strip()).isEqualTo("apx: error: --interpreters must be 1 to 16 (glibc has 16 link-map namespaces), got 17");
+    }
+}
