@@ -13,6 +13,11 @@ public record AsgiConfig(String rootPath, boolean proxyHeaders, TrustedHosts for
         this(rootPath, proxyHeaders, forwardedAllowIps, false);
     }
 
+    /** These settings with another root path (a servlet's context and servlet path). */
+    public AsgiConfig withRootPath(String path) {
+        return new AsgiConfig(path, proxyHeaders, forwardedAllowIps, resetContextvars);
+    }
+
     public static AsgiConfig defaults() {
         return new AsgiConfig("", true, TrustedHosts.parse("127.0.0.1,::1"));
     }

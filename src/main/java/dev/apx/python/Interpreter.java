@@ -83,6 +83,11 @@ public final class Interpreter {
         return main;
     }
 
+    /** The interpreter this process embeds, or null before {@link #start}. */
+    public static synchronized Interpreter running() {
+        return main;
+    }
+
     private void initialize() {
         // The program name decides prefix and venv detection (pyvenv.cfg next to it), as for
         // `python -c`; without it CPython guesses from the first python3 on PATH.
