@@ -35,7 +35,22 @@ async def echo(scope, receive, send):
         body += message.get("body", b"")
         if not message.get("more_body"):
             break
-    path = scope["path"]
+    path = scope["path"][len(scope["root_path"]):]
+    if path.startswith("/big/"):  # int(n) chunks of 64 KiB, as fast as the client takes them
+        await send({"type": "http.response.start", "status": 200, "headers": [(b"content-type", b"application/octet-stream")]})
+        for i in range(int(path[len("/big/"):])):
+            await send({"type": "http.response.body", "body": bytes([i % 251]) * 65536, "more_body": True})
+        await send({"type": "http.response.body", "body": b""})
+        return
+    if path == "/forever":  # a line every 10 ms until the client leaves
+        await send({"type": "http.response.start", "status": 200, "headers": [(b"content-type", b"text/plain")]})
+        try:
+            while True:
+                await send({"type": "http.response.body", "body": b"tick\n" * 100, "more_body": True})
+                await asyncio.sleep(0.01)
+        except asyncio.CancelledError:
+            _log("forever cancelled")
+            raise
     if path.startswith("/sleep/"):
         await asyncio.sleep(float(path[len("/sleep/"):]))
     if path == "/fail":

@@ -104,12 +104,12 @@ public final class HostedApp implements AutoCloseable {
         return asgi != null ? asgi : wsgi;
     }
 
-    /** As {@link #http()} with another root path ({@code SCRIPT_NAME}) for every request: a servlet's mount point. */
-    public HttpApp http(String rootPath) {
-        if (rootPath.equals(spec.asgi().rootPath())) {
-            return http();
-        }
-        AsgiConfig config = rootPaths.computeIfAbsent(rootPath, spec.asgi()::withRootPath);
+    /**
+     * As {@link #http()} for an app mounted at {@code mountPath} (root_path, {@code SCRIPT_NAME}),
+     * which each request's target already starts with: a servlet's context and servlet path.
+     */
+    public HttpApp http(String mountPath) {
+        AsgiConfig config = rootPaths.computeIfAbsent(mountPath, spec.asgi()::withMountPath);
         return asgi != null ? (head, response) -> asgi.open(head, response, config)
                 : (head, response) -> wsgi.open(head, response, config);
     }
