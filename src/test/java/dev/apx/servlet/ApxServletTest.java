@@ -130,10 +130,10 @@ class ApxServletTest {
             body[i] = (byte) (i * 31);
             sum += body[i] & 0xff;
         }
-        HttpResponse<String> response = client.send(HttpRequest.newBuilder(URI.create(base + "/py/upload"))
+        HttpResponse<String> response = client.send(HttpRequest.newBuilder(URI.create(base + "/py/upload")).timeout(Duration.ofSeconds(60))
                 .POST(HttpRequest.BodyPublishers.ofByteArray(body)).build(), HttpResponse.BodyHandlers.ofString());
         assertThat(response.body()).contains("\"body_length\": " + body.length, "\"body_sum\": " + sum % 1000003);
-        HttpResponse<String> chunked = client.send(HttpRequest.newBuilder(URI.create(base + "/py/upload"))
+        HttpResponse<String> chunked = client.send(HttpRequest.newBuilder(URI.create(base + "/py/upload")).timeout(Duration.ofSeconds(60))
                 .POST(HttpRequest.BodyPublishers.ofInputStream(() -> new java.io.ByteArrayInputStream(body))).build(),
                 HttpResponse.BodyHandlers.ofString());
         assertThat(chunked.body()).contains("\"body_length\": " + body.length, "\"body_sum\": " + sum % 1000003);
