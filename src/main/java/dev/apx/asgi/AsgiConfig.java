@@ -13,6 +13,11 @@ public record AsgiConfig(AppConfig app, boolean resetContextvars) {
         this(app, false);
     }
 
+    /** These settings for an app mounted at {@code path}, which every request's target starts with (a servlet's mount point). */
+    public AsgiConfig withMountPath(String path) {
+        return new AsgiConfig(app.withMountPath(path), resetContextvars);
+    }
+
     public static AsgiConfig defaults() {
         return new AsgiConfig(AppConfig.defaults());
     }

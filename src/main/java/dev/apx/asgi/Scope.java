@@ -92,7 +92,8 @@ public record Scope(String httpVersion, String method, String scheme, String pat
         }
         Object[] server = head.socketPath() != null ? new Object[]{head.socketPath(), null} : address(head.server());
         return new Scope(head.httpVersion().substring(5), head.method(), head.tls() != null ? "https" : "http",
-                config.rootPath() + PercentDecoding.decode(rawPath, StandardCharsets.UTF_8), latin1(rawPath), latin1(query), config.rootPath(),
+                (config.pathIncludesRoot() ? "" : config.rootPath()) + PercentDecoding.decode(rawPath, StandardCharsets.UTF_8),
+                latin1(rawPath), latin1(query), config.rootPath(),
                 headers(head.headers()), address(head.client()), server, tlsValues(head.tls()));
     }
 

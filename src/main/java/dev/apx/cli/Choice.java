@@ -2,6 +2,7 @@ package dev.apx.cli;
 
 import dev.apx.asgi.lifespan.Lifespan;
 import dev.apx.bridge.LoopKind;
+import dev.apx.host.Interface;
 import dev.apx.log.Log;
 
 import picocli.CommandLine;

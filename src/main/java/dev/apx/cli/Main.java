@@ -5,6 +5,8 @@ import dev.apx.app.TrustedHosts;
 import dev.apx.asgi.AsgiConfig;
 import dev.apx.asgi.lifespan.Lifespan;
 import dev.apx.bridge.LoopKind;
+import dev.apx.host.AppLoader;
+import dev.apx.host.Interface;
 import dev.apx.log.Log;
 import dev.apx.python.PythonException;
 import dev.apx.python.PythonSetupException;
@@ -278,26 +280,9 @@ public final class Main implements Callable<Integer> {
     public Integer call() {
         try {
             Log.setLevel(logLevel != null ? logLevel : Log.Level.INFO);
-            if (warmup < 0) {
-                throw new IllegalArgumentException("--warmup must be 0 or more requests, got " + warmup);
-            }
             Log.setColors(useColors != null ? useColors : System.console() != null && System.console().isTerminal());
-            if (logConfig != null) {
-                LogConfig.checkReadable(logConfig); // once, before Python (and before any worker) starts
-            }
             ExtraHeaders.set(headers);
-            if (!(slowCallbackDuration >= 0)) {
-                throw new IllegalArgumentException("--slow-callback-duration must be 0 or more seconds, got " + slowCallbackDuration);
-            }
-            if (interpreters < 1 || interpreters > 16) {
-                throw new IllegalArgumentException("--interpreters must be 1 to 16 (glibc has 16 link-map namespaces), got " + interpreters);
-            }
-            if (interpreters > 1 && ioMode == IoMode.LOOP) {
-                throw new IllegalArgumentException("--io loop runs the sockets on one runtime's event loop; with --interpreters "
-                        + interpreters + " use --io threads");
-            }
-            AppLoader.checkSpec(app);
-            wsgiConfig(); // bad --blocking-threads fails before Python starts
+            check();
             return superviseOrServe();
         } catch (PythonSetupException | IllegalArgumentException | java.io.UncheckedIOException e) {
             System.err.println("apx: error: " + e.getMessage());
@@ -307,6 +292,59 @@ public final class Main implements Callable<Integer> {
             System.err.println("apx: error: cannot load app '" + app + "': " + e.getMessage());
             return 1;
         }
+    }
+
+    /** The checks every run makes before Python starts. */
+    private void check() {
+        if (warmup < 0) {
+            throw new IllegalArgumentException("--warmup must be 0 or more requests, got " + warmup);
+        }
+        if (logConfig != null) {
+            LogConfig.checkReadable(logConfig); // once, before Python (and before any worker) starts
+        }
+        if (!(slowCallbackDuration >= 0)) {
+            throw new IllegalArgumentException("--slow-callback-duration must be 0 or more seconds, got " + slowCallbackDuration);
+        }
+        if (interpreters < 1 || interpreters > 16) {
+            throw new IllegalArgumentException("--interpreters must be 1 to 16 (glibc has 16 link-map namespaces), got " + interpreters);
+        }
+        if (interpreters > 1 && ioMode == IoMode.LOOP) {
+            throw new IllegalArgumentException("--io loop runs the sockets on one runtime's event loop; with --interpreters "
+                    + interpreters + " use --io threads");
+        }
+        AppLoader.checkSpec(app);
+        wsgiConfig(); // bad --blocking-threads fails before Python starts
+    }
+
+    /**
+     * A run inside a host's JVM ({@code dev.apx.ApxServer}): the same flags, but the JVM-wide
+     * settings only when a flag asks for them, no signal handlers, and no supervisor.
+     *
+     * @throws IllegalArgumentException a bad or unsupported flag
+     */
+    static Serve embedded(String... args) {
+        Main main = new Main();
+        main.rawArgs = args;
+        CommandLine commandLine = new CommandLine(main);
+        try {
+            commandLine.parseArgs(args);
+        } catch (CommandLine.ParameterException e) {
+            throw new IllegalArgumentException("apx: " + e.getMessage(), e);
+        }
+        if (main.workers != null && main.workers > 1 || main.reload || main.fd != null) {
+            throw new IllegalArgumentException("apx: --workers, --reload and --fd need processes of their own: use the command line");
+        }
+        if (main.logLevel != null) {
+            Log.setLevel(main.logLevel);
+        }
+        if (main.useColors != null) {
+            Log.setColors(main.useColors);
+        }
+        if (!main.headers.isEmpty()) {
+            ExtraHeaders.set(main.headers);
+        }
+        main.check();
+        return new Serve(main, false);
     }
 
     /** A supervisor ({@code --reload}, {@code --workers} > 1) above the workers, or this process serves (a worker is one too). */
@@ -331,7 +369,7 @@ public final class Main implements Callable<Integer> {
         if (workerLink == null && (!reloadDirs.isEmpty() || !reloadIncludes.isEmpty() || !reloadExcludes.isEmpty())) {
             Log.warning("Current configuration will not reload as not all conditions are met, please refer to documentation.");
         }
-        return new Serve(this).run();
+        return new Serve(this, true).run();
     }
 
     private static int webConcurrency() {

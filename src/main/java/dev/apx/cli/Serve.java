@@ -1,17 +1,17 @@
 package dev.apx.cli;
 
 import dev.apx.asgi.LoopIoHost;
-import dev.apx.asgi.http.AsgiHttp;
 import dev.apx.asgi.lifespan.Lifespan;
-import dev.apx.asgi.websocket.AsgiWebSocket;
 import dev.apx.bridge.Bridge;
 import dev.apx.bridge.BridgeConfig;
 import dev.apx.bridge.StartMode;
+import dev.apx.host.AppSpec;
+import dev.apx.host.HostedApp;
+import dev.apx.host.Interface;
 import dev.apx.log.Log;
 import dev.apx.metrics.Metrics;
 import dev.apx.metrics.MetricsConfig;
 import dev.apx.python.Interpreter;
-import dev.apx.python.PyRef;
 import dev.apx.python.PythonInstall;
 import dev.apx.server.InheritedSocket;
 import dev.apx.server.Server;
@@ -22,7 +22,6 @@ import dev.apx.server.api.WebSocketConfig;
 import dev.apx.server.shared.Protocols;
 import dev.apx.server.shared.ServerConfig;
 import dev.apx.supervisor.WorkerLink;
-import dev.apx.wsgi.WsgiHttp;
 
 import sun.misc.Signal;
 
@@ -34,71 +33,102 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * One run of the server, in Uvicorn's order: load the app, lifespan startup, bind and serve until
  * SIGINT/SIGTERM, stop accepting, drain in-flight requests (up to the graceful timeout, then cancel
  * them: CancelledError in the app), lifespan shutdown, exit 0. Java owns the signals (Python is embedded without its handlers).
+ *
+ * <p>The app's own life (import, bridge, lifespan) is {@link HostedApp}'s, as for the Java API: one
+ * per Python runtime ({@code --interpreters N}, {@link Runtimes}), each given to the server as one
+ * {@link AppInstance}.
+ * {@link #start} and {@link #stop} are the two halves of {@link #run} for {@code dev.apx.ApxServer},
+ * which serves inside a host's JVM: there no signal handler is installed.
  */
 final class Serve {
     private static final Duration CANCELLED_GRACE = Duration.ofSeconds(5);
     private final Main options;
+    private final boolean ownsProcess; // the command line: signals end the run
+    private final CountDownLatch stopRequested = new CountDownLatch(1);
     private Metrics metrics; // null without --metrics
     private Protocols protocols;
     private LogConfig logConfig; // null without --log-config
+    private List<HostedApp> hosted; // one per runtime, the first in the base namespace
+    private Server server;
+    private long pid;
 
-    Serve(Main options) {
+    Serve(Main options, boolean ownsProcess) {
         this.options = options;
+        this.ownsProcess = ownsProcess;
     }
 
     int run() {
+        int started = start();
+        if (started != 0) {
+            return started;
+        }
+        try {
+            stopRequested.await();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        stop(options.timeoutGracefulShutdown == null ? Duration.ofDays(365) : Duration.ofSeconds(options.timeoutGracefulShutdown));
+        return 0;
+    }
+
+    /** Loads the app, runs lifespan startup and binds: 0 once it serves, else the exit code (the reason is logged). */
+    int start() {
         WebSocketConfig wsConfig = options.webSockets.config(); // bad flags fail before Python starts
         protocols = options.protocolOptions.protocols(); // and bad TLS files, wrong passwords
         MetricsConfig metricsConfig = options.metrics.config(System.getenv());
-        try (Metrics metrics = metricsConfig == null ? null : Metrics.start(metricsConfig)) {
-            if (metrics != null) {
-                Log.info("Metrics on http://" + metricsConfig.host() + ":" + metrics.port() + "/metrics"
-                        + (metricsConfig.worker() != null ? " (worker " + metricsConfig.worker() + ", for the supervisor's endpoint)" : ""));
-                if (options.workerLink != null) {
-                    options.workerLink.metricsServed(metrics.port()); // the supervisor serves them with the other workers'
-                }
-            }
-            return run(wsConfig, metrics);
-        } finally {
-            if (logConfig != null) {
-                logConfig.flush(); // the last lines, queued by other threads
+        metrics = metricsConfig == null ? null : Metrics.start(metricsConfig);
+        if (metrics != null) {
+            Log.info("Metrics on http://" + metricsConfig.host() + ":" + metrics.port() + "/metrics"
+                    + (metricsConfig.worker() != null ? " (worker " + metricsConfig.worker() + ", for the supervisor's endpoint)" : ""));
+            if (options.workerLink != null) {
+                options.workerLink.metricsServed(metrics.port()); // the supervisor serves them with the other workers'
             }
         }
+        int started;
+        try {
+            started = start(wsConfig);
+        } catch (RuntimeException | Error e) {
+            closeResources();
+            throw e;
+        }
+        if (started != 0) {
+            closeResources();
+        }
+        return started;
     }
 
-    private int run(WebSocketConfig wsConfig, Metrics metrics) {
-        this.metrics = metrics;
+    private int start(WebSocketConfig wsConfig) {
         PythonInstall install = PythonInstall.locate(Optional.ofNullable(options.python), System.getenv());
         Interpreter interpreter = Interpreter.start(install);
         // Uvicorn's order: logging, the env file, the app (whose import may set logger levels)
         logConfig = options.logConfig == null ? null
                 : LogConfig.apply(interpreter, options.logConfig, options.logLevel, options.accessLog);
-        Loaded first = load(interpreter);
+        AppSpec spec = appSpec();
+        hosted = new ArrayList<>(List.of(HostedApp.load(interpreter, spec)));
         if (logConfig != null) {
             logConfig.refreshThreshold();
         }
-        List<Loaded> runtimes = new ArrayList<>(List.of(first));
-        runtimes.addAll(Runtimes.startMore(install, options.interpreters - 1, this::load));
-        String description = interpreter.call(first.app()::repr);
-        System.err.printf("apx: loaded %s = %s with Python %s (%s)%s%n", options.app, description, install.version(), install.library(),
-                runtimes.size() > 1 ? " in " + runtimes.size() + " runtimes" : "");
-        long pid = ProcessHandle.current().pid();
+        hosted.addAll(Runtimes.startMore(install, options.interpreters - 1, more -> HostedApp.load(more, spec)));
+        System.err.printf("apx: loaded %s = %s with Python %s (%s)%s%n", options.app, hosted.getFirst().description(), install.version(),
+                install.library(), hosted.size() > 1 ? " in " + hosted.size() + " runtimes" : "");
+        pid = ProcessHandle.current().pid();
         Log.info("Started server process [" + pid + "]");
 
-        CountDownLatch stop = new CountDownLatch(1);
-        Signal.handle(new Signal("INT"), signal -> stop.countDown());
-        Signal.handle(new Signal("TERM"), signal -> stop.countDown());
+        if (ownsProcess) {
+            Signal.handle(new Signal("INT"), signal -> stopRequested.countDown());
+            Signal.handle(new Signal("TERM"), signal -> stopRequested.countDown());
+        }
 
         ServerConfig config = options.serverConfig().withProtocols(protocols);
-        Interface kind = options.appInterface.resolve(interpreter, first.app());
         Served served;
         try {
-            served = kind == Interface.WSGI ? serveWsgi(runtimes, config) : serveAsgi(runtimes, kind, config, wsConfig);
+            served = hosted.getFirst().kind() == Interface.WSGI ? serveWsgi(config) : serveAsgi(config, wsConfig);
         } catch (Lifespan.StartupFailed e) {
             Log.error(e.getMessage());
             Log.error("Application startup failed. Exiting.");
@@ -108,13 +138,13 @@ final class Serve {
         } catch (BindFailed e) {
             return 1;
         }
-        Server server = served.server();
+        server = served.server();
         if (metrics != null) {
             metrics.watch(server);
         }
         WorkerLink link = options.workerLink;
         if (link != null) { // the supervisor said where it runs
-            link.supervisorGone().thenRun(stop::countDown);
+            link.supervisorGone().thenRun(stopRequested::countDown);
             link.ready(served.onLoop());
         } else if (options.fd != null) {
             Log.info("apx running on socket " + options.fd + (server.port() > 0 ? " (port " + server.port() + ")" : "") + " (Press CTRL+C to quit)");
@@ -132,86 +162,101 @@ final class Serve {
             if (link != null) {
                 link.recycle(); // it serves on until its replacement does, then gets SIGTERM
             } else {
-                stop.countDown();
+                stopRequested.countDown();
             }
         });
+        return 0;
+    }
+
+    /** The bound port (after {@link #start}). */
+    int port() {
+        return server.port();
+    }
+
+    /** Done when something asked the run to end: a signal, the request limit, the supervisor gone. */
+    CountDownLatch stopRequested() {
+        return stopRequested;
+    }
+
+    /** Stops accepting, drains for up to {@code grace} (then cancels), closes, runs lifespan shutdown. */
+    void stop(Duration grace) {
         try {
-            stop.await();
             Log.info("Shutting down");
             server.stopAccepting();
-            Duration grace = options.timeoutGracefulShutdown == null ? Duration.ofDays(365)
-                    : Duration.ofSeconds(options.timeoutGracefulShutdown);
             if (!server.drain(grace)) {
                 Log.error("Cancel " + server.inFlight() + " running task(s), timeout graceful shutdown exceeded");
                 server.cancelInFlight();
                 server.drain(CANCELLED_GRACE); // their 500s or closes go out; an app that ignores the cancel is not waited for
             }
             server.close();
-            served.afterClose().run();
+            for (HostedApp app : hosted) {
+                app.shutdown();
+            }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
+        } finally {
+            Log.info("Finished server process [" + pid + "]");
+            closeResources();
         }
-        Log.info("Finished server process [" + pid + "]");
-        return 0;
+    }
+
+    private void closeResources() {
+        if (metrics != null) {
+            metrics.close();
+        }
+        if (logConfig != null) {
+            logConfig.flush(); // the last lines, queued by other threads
+        }
+    }
+
+    private AppSpec appSpec() {
+        Map<String, String> env = Map.of();
+        if (options.envFile != null) {
+            try {
+                env = EnvFile.read(options.envFile);
+            } catch (IOException e) {
+                throw new UncheckedIOException("cannot read --env-file " + options.envFile, e);
+            }
+        }
+        BridgeConfig bridgeConfig = BridgeConfig.defaults().withLoop(options.loop)
+                .withSlowDriveMillis(Math.round(options.slowCallbackDuration * 1000));
+        if (options.ioMode == IoMode.LOOP) {
+            bridgeConfig = bridgeConfig.withStartMode(StartMode.LOOP); // requests arrive on the loop thread: no step lock
+        }
+        return new AppSpec(options.app, options.appDir, options.factory, options.appInterface, options.lifespan, env,
+                bridgeConfig, options.asgiConfig(), options.wsgiConfig());
     }
 
     /**
-     * A started server, what runs once it has closed (lifespan shutdown, blocking threads), and
-     * where the supervisor's health check is answered (the event loop: a blocked loop does not answer).
+     * A started server, and where the supervisor's health check is answered (the event loop: a
+     * blocked loop does not answer).
      */
-    private record Served(Server server, Runnable afterClose, java.util.function.Consumer<Runnable> onLoop) {
+    private record Served(Server server, java.util.function.Consumer<Runnable> onLoop) {
     }
 
     /** The bind failed; it is logged. */
     private static final class BindFailed extends Exception {
     }
 
-    /** One runtime's app, loaded, and the context each of its requests copies (with what the app's import set). */
-    record Loaded(Interpreter interpreter, PyRef app, PyRef context) {
-    }
-
-    /** The env file, then the app, in {@code interpreter}'s runtime. */
-    private Loaded load(Interpreter interpreter) {
-        if (options.envFile != null) {
-            loadEnvFile(interpreter);
-        }
-        PyRef app = AppLoader.load(interpreter, options.appDir, options.app, options.factory);
-        return new Loaded(interpreter, app, interpreter.call(gil -> gil.copyContext()));
-    }
-
-    /** What serves one runtime's ASGI app. */
-    private record AsgiRuntime(Bridge bridge, Lifespan lifespan, AsgiHttp http, AsgiWebSocket webSocket) {
-    }
-
-    private Served serveAsgi(List<Loaded> runtimes, Interface kind, ServerConfig config, WebSocketConfig wsConfig)
-            throws Lifespan.StartupFailed, InterruptedException, BindFailed {
-        List<AsgiRuntime> served = new ArrayList<>();
-        for (Loaded runtime : runtimes) {
-            AsgiRuntime started = startAsgi(runtime, kind);
-            served.add(started);
-            started.lifespan().startup(); // a failed startup in any runtime fails the server
-        }
-        Bridge bridge = served.getFirst().bridge();
-        if (options.warmup > 0) {
-            Warmup.run(runtimes.getFirst().interpreter(), bridge, config, options.asgiConfig(), options.warmup);
-        }
+    private Served serveAsgi(ServerConfig config, WebSocketConfig wsConfig) throws Lifespan.StartupFailed, InterruptedException, BindFailed {
         List<AppInstance> apps = new ArrayList<>();
-        for (AsgiRuntime runtime : served) {
-            apps.add(new AppInstance(runtime.http(), runtime.webSocket()));
+        for (HostedApp app : hosted) {
+            app.start(bridge -> {
+                if (metrics != null && app == hosted.getFirst()) {
+                    metrics.watch(bridge); // the first runtime's loop only, until metrics carry a runtime label
+                }
+            }); // a failed startup in any runtime fails the server
+            apps.add(new AppInstance(app.http(), app.webSocket()));
+        }
+        Bridge bridge = hosted.getFirst().bridge();
+        if (options.warmup > 0) {
+            Warmup.run(hosted.getFirst().interpreter(), bridge, config, options.asgiConfig(), options.warmup);
         }
         Server server = bind(config, apps, wsConfig, options.ioMode == IoMode.LOOP ? new LoopIoHost(bridge) : null);
-        return new Served(server, () -> {
-            for (AsgiRuntime runtime : served) {
-                try {
-                    runtime.lifespan().shutdown(30);
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                }
-            }
-        }, task -> { // healthy when every runtime's loop answers: a blocked one fails the worker's check
-            java.util.concurrent.atomic.AtomicInteger waiting = new java.util.concurrent.atomic.AtomicInteger(served.size());
-            for (AsgiRuntime runtime : served) {
-                runtime.bridge().runOnLoop(gil -> {
+        return new Served(server, task -> { // healthy when every runtime's loop answers: a blocked one fails the worker's check
+            AtomicInteger waiting = new AtomicInteger(hosted.size());
+            for (HostedApp app : hosted) {
+                app.bridge().runOnLoop(gil -> {
                     if (waiting.decrementAndGet() == 0) {
                         task.run();
                     }
@@ -220,39 +265,18 @@ final class Serve {
         });
     }
 
-    private AsgiRuntime startAsgi(Loaded runtime, Interface kind) {
-        Interpreter interpreter = runtime.interpreter();
-        PyRef app = kind.asAsgi3(interpreter, runtime.app());
-        BridgeConfig bridgeConfig = BridgeConfig.defaults().withLoop(options.loop)
-                .withSlowDriveMillis(Math.round(options.slowCallbackDuration * 1000));
-        if (options.ioMode == IoMode.LOOP) {
-            bridgeConfig = bridgeConfig.withStartMode(StartMode.LOOP); // requests arrive on the loop thread: no step lock
-        }
-        Bridge bridge = Bridge.start(interpreter, bridgeConfig);
-        bridge.runRequestsIn(runtime.context());
-        if (metrics != null && interpreter.namespace() == 0) {
-            metrics.watch(bridge); // the first runtime's loop only, until metrics carry a runtime label
-        }
-        PyRef state = interpreter.call(gil -> gil.dict(Map.of()));
-        Lifespan lifespan = new Lifespan(bridge, app, state, options.lifespan);
-        return new AsgiRuntime(bridge, lifespan, new AsgiHttp(bridge, app, state, options.asgiConfig()),
-                new AsgiWebSocket(bridge, app, state, options.asgiConfig()));
-    }
-
     /**
      * WSGI: no event loop, no lifespan, no WebSockets (as Uvicorn's --interface wsgi); Netty's own
      * I/O threads whatever --io says, since there is no asyncio loop to host them.
      */
-    private Served serveWsgi(List<Loaded> runtimes, ServerConfig config) throws BindFailed {
-        List<WsgiHttp> https = new ArrayList<>();
+    private Served serveWsgi(ServerConfig config) throws BindFailed, Lifespan.StartupFailed, InterruptedException {
         List<AppInstance> apps = new ArrayList<>();
-        for (Loaded runtime : runtimes) {
-            WsgiHttp http = new WsgiHttp(runtime.interpreter(), runtime.app(), options.wsgiConfig());
-            https.add(http);
-            apps.add(new AppInstance(http, null));
+        for (HostedApp app : hosted) {
+            app.start(bridge -> { });
+            apps.add(new AppInstance(app.http(), null));
         }
         Server server = bind(config, apps, null, null);
-        return new Served(server, () -> https.forEach(http -> http.close(5000)), Runnable::run); // no loop to block: answer health checks at once
+        return new Served(server, Runnable::run); // no loop to block: answer health checks at once
     }
 
     /** Binds {@code config}'s address, or serves on the socket the supervisor or {@code --fd} hands over. */
@@ -266,19 +290,5 @@ final class Serve {
             Log.error("cannot " + (link != null ? "serve on the supervisor's socket" : "bind " + where) + ": " + e.getMessage());
             throw new BindFailed();
         }
-    }
-
-    private void loadEnvFile(Interpreter interpreter) {
-        Map<String, String> values;
-        try {
-            values = EnvFile.read(options.envFile);
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot read --env-file " + options.envFile, e);
-        }
-        interpreter.run(gil -> {
-            try (PyRef os = gil.importModule("os"); PyRef environ = os.getAttr(gil, "environ")) {
-                environ.callMethod(gil, "update", values).close();
-            }
-        });
     }
 }

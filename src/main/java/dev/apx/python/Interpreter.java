@@ -134,6 +134,11 @@ public final class Interpreter {
         return interpreter;
     }
 
+    /** The interpreter this process embeds, or null before {@link #start}. */
+    public static synchronized Interpreter running() {
+        return main;
+    }
+
     private void initialize() {
         ThreadState state = threads.get();
         Gil gil = state.adoptInitialThread(this);

@@ -59,7 +59,11 @@ record Environ(String method, String scriptName, String pathInfo, String querySt
             client = origin.client();
         }
         String pathInfo = PercentDecoding.decode(rawPath, StandardCharsets.ISO_8859_1); // PEP 3333: bytes, one char each
-        return new Environ(head.method(), nativeString(config.rootPath()), pathInfo, query, head.httpVersion(),
+        String scriptName = nativeString(config.rootPath());
+        if (config.pathIncludesRoot() && pathInfo.startsWith(scriptName)) { // a servlet's: the target holds the mount point
+            pathInfo = pathInfo.substring(scriptName.length());
+        }
+        return new Environ(head.method(), scriptName, pathInfo, query, head.httpVersion(),
                 scheme, serverName, serverPort, client == null ? null : (String) client[0],
                 client == null ? null : String.valueOf(client[1]), cgiHeaders(head));
     }

@@ -1,5 +1,7 @@
 package dev.apx.wsgi;
 
+import dev.apx.app.AppConfig;
+
 import dev.apx.log.Log;
 import dev.apx.python.Args;
 import dev.apx.python.Interpreter;
@@ -62,9 +64,14 @@ public final class WsgiHttp implements HttpApp, AutoCloseable {
 
     @Override
     public Exchange open(RequestHead head, Response response) {
+        return open(head, response, config.app());
+    }
+
+    /** As {@link #open(RequestHead, Response)} with other settings for this request (a servlet's SCRIPT_NAME). */
+    public Exchange open(RequestHead head, Response response, AppConfig http) {
         long handle = handles.incrementAndGet();
         WsgiCycle cycle = new WsgiCycle(response, head.method() + " " + head.uri(), head.bodyless());
-        Environ environ = Environ.of(head, config.app());
+        Environ environ = Environ.of(head, http);
         if (environ.remoteAddr() != null && head.client() != null
                 && !(environ.remoteAddr().equals(head.client().getAddress().getHostAddress())
                 && environ.remotePort().equals(String.valueOf(head.client().getPort())))) {

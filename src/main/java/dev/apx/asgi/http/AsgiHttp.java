@@ -73,6 +73,11 @@ public final class AsgiHttp implements HttpApp, AutoCloseable {
 
     @Override
     public Exchange open(RequestHead head, Response response) {
+        return open(head, response, config);
+    }
+
+    /** As {@link #open(RequestHead, Response)} with other settings for this request (a servlet's root path). */
+    public Exchange open(RequestHead head, Response response, AsgiConfig config) {
         long handle = handles.incrementAndGet();
         HttpCycle cycle = new HttpCycle(bridge, response);
         if (head.bodyless()) {

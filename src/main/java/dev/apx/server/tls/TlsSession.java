@@ -34,6 +34,23 @@ public record TlsSession(String serverCert, List<String> clientCertChain, String
         return null;
     }
 
+    /**
+     * A session another server negotiated (a Servlet container's): its protocol name (or null),
+     * cipher suite name (or null) and the client's certificates (or null); the server certificate is not known.
+     */
+    public static TlsSession of(String protocol, String cipherSuite, X509Certificate[] clientChain) {
+        List<String> chain = new ArrayList<>();
+        String name = null;
+        if (clientChain != null && clientChain.length > 0) {
+            for (X509Certificate certificate : clientChain) {
+                chain.add(TlsContext.pem(certificate));
+            }
+            name = clientChain[0].getSubjectX500Principal().getName(X500Principal.RFC2253);
+        }
+        return new TlsSession(null, List.copyOf(chain), name, null, protocol == null ? null : CipherSuites.version(protocol),
+                cipherSuite == null ? null : CipherSuites.code(cipherSuite));
+    }
+
     static void remember(Channel channel, SSLSession session, TlsContext context) {
         List<String> chain = new ArrayList<>();
         String name = null;

@@ -1,4 +1,4 @@
-package dev.apx.cli;
+package dev.apx.host;
 
 import dev.apx.python.Interpreter;
 import dev.apx.python.PyRef;
@@ -7,11 +7,11 @@ import dev.apx.python.PythonSetupException;
 import java.nio.file.Path;
 
 /** Imports {@code module:attribute} with {@code appDir} first on sys.path; {@code --factory} calls it. */
-final class AppLoader {
+public final class AppLoader {
     private AppLoader() {
     }
 
-    static void checkSpec(String app) {
+    public static void checkSpec(String app) {
         int colon = app.indexOf(':');
         if (colon <= 0 || colon == app.length() - 1) {
             throw new PythonSetupException("APP must be module:attribute (e.g. main:app), got '" + app + "'");
@@ -19,7 +19,7 @@ final class AppLoader {
     }
 
     /** The app (an owned reference) and its repr. */
-    static PyRef load(Interpreter interpreter, Path appDir, String app, boolean factory) {
+    public static PyRef load(Interpreter interpreter, Path appDir, String app, boolean factory) {
         int colon = app.indexOf(':');
         return interpreter.call(gil -> {
             try (PyRef sys = gil.importModule("sys"); PyRef path = sys.getAttr(gil, "path")) {

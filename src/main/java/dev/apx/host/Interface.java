@@ -1,4 +1,4 @@
-package dev.apx.cli;
+package dev.apx.host;
 
 import dev.apx.python.Interpreter;
 import dev.apx.python.PyRef;
@@ -7,11 +7,11 @@ import dev.apx.python.PyRef;
  * {@code --interface}: the protocol the app speaks. AUTO picks ASGI3 or ASGI2 as Uvicorn does
  * (never WSGI); an ASGI2 app is served through {@code _apx._interface.asgi2}'s ASGI 3 adapter.
  */
-enum Interface {
+public enum Interface {
     AUTO, ASGI3, ASGI2, WSGI;
 
     /** AUTO resolved against the loaded app. */
-    Interface resolve(Interpreter interpreter, PyRef app) {
+    public Interface resolve(Interpreter interpreter, PyRef app) {
         if (this != AUTO) {
             return this;
         }
@@ -24,7 +24,7 @@ enum Interface {
     }
 
     /** The app as an ASGI 3 callable (a new reference): the ASGI2 adapter around it, or the app itself. */
-    PyRef asAsgi3(Interpreter interpreter, PyRef app) {
+    public PyRef asAsgi3(Interpreter interpreter, PyRef app) {
         return interpreter.call(gil -> {
             if (this != ASGI2) {
                 return app.newRef(gil);

@@ -1,4 +1,4 @@
-package dev.apx.cli;
+package dev.apx.host;
 
 import dev.apx.python.Interpreter;
 import dev.apx.python.PyRef;

@@ -1,0 +1,102 @@
+package dev.apx;
+
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Objects;
+
+/**
+ * A request for {@link PythonApp#call}: immutable; {@link #header} and {@link #withBody} return a
+ * new request. {@code pathAndQuery} is the request target as on the wire: a path starting with
+ * {@code /}, percent-encoded where needed, and an optional {@code ?query}.
+ */
+public final class AppRequest {
+    private static final byte[] NO_BODY = new byte[0];
+    private final String method;
+    private final String pathAndQuery;
+    private final List<Header> headers;
+    private final byte[] body;
+
+    private AppRequest(String method, String pathAndQuery, List<Header> headers, byte[] body) {
+        this.method = method;
+        this.pathAndQuery = pathAndQuery;
+        this.headers = List.copyOf(headers);
+        this.body = body;
+    }
+
+    /** A request with {@code method} (upper case, e.g. PUT) and no headers or body. */
+    public static AppRequest of(String method, String pathAndQuery) {
+        Objects.requireNonNull(method, "method");
+        if (method.isEmpty() || !method.chars().allMatch(c -> c > ' ' && c < 127 && c != ':' && c != '/')) {
+            throw new IllegalArgumentException("not an HTTP method: '" + method + "'");
+        }
+        Objects.requireNonNull(pathAndQuery, "pathAndQuery");
+        if (!pathAndQuery.startsWith("/") || pathAndQuery.chars().anyMatch(c -> c <= ' ' || c >= 127)) {
+            throw new IllegalArgumentException("the path must start with / and hold no spaces or controls"
+                    + " (percent-encode them), got '" + pathAndQuery + "'");
+        }
+        return new AppRequest(method.toUpperCase(Locale.ROOT), pathAndQuery, List.of(), NO_BODY);
+    }
+
+    public static AppRequest get(String pathAndQuery) {
+        return of("GET", pathAndQuery);
+    }
+
+    /** A POST of {@code body} with its Content-Type (null: none). */
+    public static AppRequest post(String pathAndQuery, byte[] body, String contentType) {
+        AppRequest request = of("POST", pathAndQuery).withBody(body);
+        return contentType == null ? request : request.header("content-type", contentType);
+    }
+
+    /** This request with one more header (names may repeat; they reach the app in the order added). */
+    public AppRequest header(String name, String value) {
+        Objects.requireNonNull(name, "name");
+        Objects.requireNonNull(value, "value");
+        if (name.isEmpty() || name.chars().anyMatch(c -> c <= ' ' || c >= 127 || c == ':')) {
+            throw new IllegalArgumentException("not a header name: '" + name + "'");
+        }
+        if (value.chars().anyMatch(c -> c == '\r' || c == '\n' || c == 0 || c > 255)) {
+            throw new IllegalArgumentException("header " + name + ": the value holds CR, LF, NUL or a char above U+00FF");
+        }
+        List<Header> more = new ArrayList<>(headers);
+        more.add(new Header(name, value));
+        return new AppRequest(method, pathAndQuery, more, body);
+    }
+
+    /** This request with {@code body} (copied) as its body. */
+    public AppRequest withBody(byte[] body) {
+        return new AppRequest(method, pathAndQuery, headers, body.clone());
+    }
+
+    /** This request with {@code text} in UTF-8 as its body. */
+    public AppRequest withBody(String text) {
+        return new AppRequest(method, pathAndQuery, headers, text.getBytes(StandardCharsets.UTF_8));
+    }
+
+    public String method() {
+        return method;
+    }
+
+    public String pathAndQuery() {
+        return pathAndQuery;
+    }
+
+    public List<Header> headers() {
+        return headers;
+    }
+
+    /** The body (a copy). */
+    public byte[] body() {
+        return body.clone();
+    }
+
+    byte[] bodyNoCopy() {
+        return body;
+    }
+
+    @Override
+    public String toString() {
+        return method + " " + pathAndQuery;
+    }
+}

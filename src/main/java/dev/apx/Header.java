@@ -1,0 +1,46 @@
+package dev.apx;
+
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * One header field as sent or received: a name and a value, in the order they came. Also a
+ * {@link Map.Entry} (key = name), so that lists of headers work with code written for entries.
+ */
+public record Header(String name, String value) implements Map.Entry<String, String> {
+    public Header {
+        Objects.requireNonNull(name, "name");
+        Objects.requireNonNull(value, "value");
+    }
+
+    @Override
+    public String getKey() {
+        return name;
+    }
+
+    @Override
+    public String getValue() {
+        return value;
+    }
+
+    @Override
+    public String setValue(String ignored) {
+        throw new UnsupportedOperationException("a Header is immutable");
+    }
+
+    /** Equal to any entry with the same name and value, as {@link Map.Entry#equals} asks. */
+    @Override
+    public boolean equals(Object other) {
+        return other instanceof Map.Entry<?, ?> entry && name.equals(entry.getKey()) && value.equals(entry.getValue());
+    }
+
+    @Override
+    public int hashCode() {
+        return name.hashCode() ^ value.hashCode();
+    }
+
+    @Override
+    public String toString() {
+        return name + ": " + value;
+    }
+}

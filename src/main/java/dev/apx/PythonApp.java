@@ -1,0 +1,128 @@
+package dev.apx;
+
+import dev.apx.host.ApiAccess;
+import dev.apx.host.HostedApp;
+import dev.apx.host.Interface;
+import dev.apx.server.api.Exchange;
+import dev.apx.server.api.HttpApp;
+import dev.apx.server.api.RequestHead;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * A Python web app loaded into a {@link PythonRuntime}, its lifespan started. {@link #call} hands it
+ * a request in-process (no socket); {@code dev.apx.servlet.ApxServlet} serves it in a Servlet
+ * container. {@link #close} refuses new requests, drains the running ones (cancelling those still
+ * running after 30 s), runs lifespan shutdown once and stops the app's event-loop thread.
+ *
+ * <p>Threads: {@link #call} may be called from any thread, virtual ones included, and never takes
+ * the GIL there: an ASGI app's coroutines run on apx's event-loop thread, a WSGI app on its
+ * blocking threads; the caller only queues the request.
+ */
+public final class PythonApp implements AutoCloseable {
+    private static final long DRAIN_MILLIS = 30_000;
+
+    static {
+        ApiAccess.register((app, rootPath) -> ((PythonApp) app).http(rootPath));
+    }
+
+    private final HostedApp hosted;
+    private final String name;
+    private final InFlight inFlight = new InFlight();
+    private final HttpApp http;
+    private final AtomicBoolean closed = new AtomicBoolean();
+
+    PythonApp(HostedApp hosted, String name) {
+        this.hosted = hosted;
+        this.name = name;
+        this.http = inFlight.counted(hosted.http(), name);
+    }
+
+    /** {@code "asgi3"}, {@code "asgi2"} or {@code "wsgi"}: the interface the app was served with. */
+    public String appInterface() {
+        return hosted.kind().name().toLowerCase(java.util.Locale.ROOT);
+    }
+
+    /**
+     * Sends {@code request} to the app; the future completes with the whole response, or
+     * exceptionally if the app fails after it started a response (before, it is a 500, as a
+     * server answers). Cancelling the future tells the app the client left ({@code http.disconnect}).
+     */
+    public CompletableFuture<AppResponse> call(AppRequest request) {
+        CompletableFuture<AppResponse> future = new CompletableFuture<>();
+        byte[] body = request.bodyNoCopy();
+        RequestHead head = new RequestHead(request.method(), request.pathAndQuery(), "HTTP/1.1", headers(request, body),
+                null, null, null, body.length == 0);
+        Exchange exchange;
+        try {
+            exchange = http.open(head, new CollectedResponse(future, request.method().equals("HEAD")));
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+        exchange.body(body, true);
+        exchange.readComplete();
+        future.whenComplete((response, error) -> {
+            if (future.isCancelled()) {
+                exchange.disconnected();
+            }
+        });
+        return future;
+    }
+
+    /** The request's headers, with the Host and Content-Length a client would have sent if it has none. */
+    private static List<String[]> headers(AppRequest request, byte[] body) {
+        List<String[]> headers = new ArrayList<>(request.headers().size() + 2);
+        boolean host = false;
+        boolean length = false;
+        for (Header header : request.headers()) {
+            headers.add(new String[]{header.name(), header.value()});
+            host |= header.name().equalsIgnoreCase("host");
+            length |= header.name().equalsIgnoreCase("content-length") || header.name().equalsIgnoreCase("transfer-encoding");
+        }
+        if (!host) {
+            headers.add(new String[]{"host", "localhost"});
+        }
+        if (!length && (body.length > 0 || switch (request.method()) {
+            case "POST", "PUT", "PATCH" -> true;
+            default -> false;
+        })) {
+            headers.add(new String[]{"content-length", Integer.toString(body.length)});
+        }
+        return headers;
+    }
+
+    /** The handler a servlet mounts, with its root path; counted for {@link #close}. */
+    private HttpApp http(String rootPath) {
+        return inFlight.counted(hosted.http(rootPath), name);
+    }
+
+    /** Requests whose response has not ended. */
+    public int inFlight() {
+        return inFlight.size();
+    }
+
+    /** Once: drains, runs lifespan shutdown, stops the app's event loop. Later calls return at once. */
+    @Override
+    public void close() {
+        if (!closed.compareAndSet(false, true)) {
+            return;
+        }
+        PlatformThreads.call("apx-close", () -> {
+            inFlight.close(DRAIN_MILLIS);
+            hosted.close();
+            return null;
+        });
+    }
+
+    boolean isWsgi() {
+        return hosted.kind() == Interface.WSGI;
+    }
+
+    @Override
+    public String toString() {
+        return "PythonApp[" + name + "]";
+    }
+}

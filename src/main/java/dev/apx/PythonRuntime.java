@@ -1,0 +1,92 @@
+package dev.apx;
+
+import dev.apx.app.AppConfig;
+
+import dev.apx.asgi.AsgiConfig;
+import dev.apx.asgi.lifespan.Lifespan;
+import dev.apx.app.TrustedHosts;
+import dev.apx.bridge.BridgeConfig;
+import dev.apx.bridge.StartMode;
+import dev.apx.host.AppSpec;
+import dev.apx.host.HostedApp;
+import dev.apx.host.Interface;
+import dev.apx.python.Interpreter;
+import dev.apx.python.PythonException;
+import dev.apx.python.PythonInstall;
+import dev.apx.wsgi.WsgiConfig;
+
+import java.nio.file.Path;
+
+/**
+ * An embedded CPython ({@link Apx#python}): the interpreter of one Python executable, with its
+ * venv's packages. Apps loaded into it share its GIL and its {@code sys.modules}.
+ *
+ * <p>Today there is one CPython per process (the interpreters issue may give each runtime its own):
+ * every {@link Apx#python} call with the same Python returns a runtime over the same interpreter.
+ */
+public final class PythonRuntime {
+    private final Interpreter interpreter;
+    private final PythonInstall install;
+
+    PythonRuntime(Interpreter interpreter, PythonInstall install) {
+        this.interpreter = interpreter;
+        this.install = install;
+    }
+
+    /** The Python version, e.g. {@code 3.12.1}. */
+    public String version() {
+        return install.version();
+    }
+
+    public Path executable() {
+        return install.executable();
+    }
+
+    /** {@code app(AppOptions.of(spec, appDir))}. */
+    public PythonApp app(String spec, Path appDir) {
+        return app(AppOptions.of(spec, appDir));
+    }
+
+    /**
+     * Imports the app, starts its event loop (ASGI) or blocking threads (WSGI) and runs lifespan
+     * startup; returns once it can take requests. Blocks the caller (a virtual caller waits for a
+     * platform thread that does it).
+     *
+     * @throws ApxException the import raised, the object is not callable, or lifespan startup failed
+     */
+    public PythonApp app(AppOptions options) {
+        AppSpec spec = new AppSpec(options.spec(), options.appDir(), options.factory(),
+                Interface.valueOf(options.appInterface().name()), Lifespan.Mode.valueOf(options.lifespan().name()), options.env(),
+                // LOOP: a request begins on the loop thread, so no caller (a container's thread, a
+                // virtual thread) ever takes or waits for the GIL
+                BridgeConfig.defaults().withStartMode(StartMode.LOOP),
+                // the host's own proxy handling (a container's forwarded-request customizer) applies, not apx's
+                new AsgiConfig(new AppConfig(options.rootPath(), false, TrustedHosts.parse("127.0.0.1"))),
+                new WsgiConfig(new AppConfig(options.rootPath(), false, TrustedHosts.parse("127.0.0.1")), options.blockingThreads(),
+                        BridgeConfig.DEFAULT_SLOW_DRIVE_MILLIS, false));
+        return PlatformThreads.call("apx-load " + options.spec(), () -> load(spec));
+    }
+
+    private PythonApp load(AppSpec spec) throws InterruptedException {
+        HostedApp hosted;
+        try {
+            hosted = HostedApp.load(interpreter, spec);
+        } catch (PythonException e) {
+            throw new ApxException("cannot load app '" + spec.app() + "': " + e.getMessage() + "\n" + e.pythonTraceback(), e);
+        } catch (dev.apx.python.PythonSetupException e) {
+            throw new ApxException(e.getMessage(), e);
+        }
+        try {
+            hosted.start(bridge -> { });
+        } catch (Lifespan.StartupFailed e) {
+            hosted.close();
+            throw new ApxException("lifespan startup of '" + spec.app() + "' failed: " + e.getMessage(), e);
+        }
+        return new PythonApp(hosted, spec.app());
+    }
+
+    @Override
+    public String toString() {
+        return "PythonRuntime[Python " + install.version() + ", " + install.library() + "]";
+    }
+}

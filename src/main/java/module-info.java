@@ -1,0 +1,37 @@
+/**
+ * apx as a library: {@code dev.apx} (embed CPython, load an ASGI/WSGI app, call it in-process,
+ * start apx's server) and {@code dev.apx.servlet} (serve an app in a Servlet 6.0 container).
+ * Everything else is internal. Only {@code dev.apx.python} calls native code: run with
+ * {@code --enable-native-access=dev.apx}.
+ */
+module dev.apx {
+    exports dev.apx;
+    exports dev.apx.servlet;
+    // the command line's options are fields picocli sets
+    opens dev.apx.cli to info.picocli;
+
+    requires io.netty.common;
+    requires io.netty.buffer;
+    requires io.netty.transport;
+    requires io.netty.codec;
+    requires io.netty.codec.compression;
+    requires io.netty.codec.http;
+    requires io.netty.codec.http2;
+    requires io.netty.handler;
+    requires io.netty.transport.classes.epoll;
+    requires io.netty.transport.unix.common;
+    requires org.bouncycastle.pkix;
+    requires org.bouncycastle.provider;
+    requires info.picocli;
+    requires io.prometheus.metrics.core;
+    requires io.prometheus.metrics.model;
+    requires io.prometheus.metrics.exporter.common;
+    requires io.prometheus.metrics.exporter.httpserver;
+    requires io.prometheus.metrics.expositionformats;
+    requires io.prometheus.writer.text; // prometheus-metrics-exposition-textformats: the package io.prometheus.metrics.expositionformats
+    requires io.prometheus.metrics.instrumentation.jvm;
+    requires java.management; // the JVM's metrics; RuntimesTest times threads with it
+    requires java.net.http;
+    requires jdk.unsupported; // sun.misc.Signal: the command line's SIGINT/SIGTERM
+    requires static jakarta.servlet; // provided by the container
+}
