@@ -183,7 +183,8 @@ final class Serve {
         Lifespan lifespan = new Lifespan(bridge, app, state, options.lifespan);
         lifespan.startup();
         if (options.warmup > 0) {
-            WarmUp.run(interpreter, bridge, config, options.asgiConfig(), options.warmup);
+            WarmUp.asgi(interpreter, bridge, config, options.asgiConfig(), wsConfig,
+                    options.ioMode == IoMode.LOOP ? new LoopIoHost(bridge) : null, options.warmup);
         }
         AsgiHttp http = new AsgiHttp(bridge, app, state, options.asgiConfig());
         AsgiWebSocket webSocket = new AsgiWebSocket(bridge, app, state, options.asgiConfig());
@@ -203,6 +204,9 @@ final class Serve {
      * I/O threads whatever --io says, since there is no asyncio loop to host them.
      */
     private Served serveWsgi(Interpreter interpreter, PyRef app, ServerConfig config) throws BindFailed {
+        if (options.warmup > 0) {
+            WarmUp.wsgi(interpreter, config, options.wsgiConfig(), options.warmup);
+        }
         WsgiHttp http = new WsgiHttp(interpreter, app, options.wsgiConfig());
         Server server = bind(config, http, null, null);
         return new Served(server, () -> http.close(5000), Runnable::run); // no loop to block: answer health checks at once

@@ -1,103 +1,49 @@
 package dev.apx.server;
 
-import io.netty.bootstrap.Bootstrap;
-import io.netty.bootstrap.ServerBootstrap;
-import io.netty.buffer.Unpooled;
-import io.netty.channel.Channel;
-import io.netty.channel.ChannelHandlerContext;
-import io.netty.channel.ChannelInitializer;
-import io.netty.channel.EventLoopGroup;
-import io.netty.channel.MultiThreadIoEventLoopGroup;
-import io.netty.channel.SimpleChannelInboundHandler;
-import io.netty.channel.group.DefaultChannelGroup;
-import io.netty.channel.local.LocalAddress;
-import io.netty.channel.local.LocalChannel;
-import io.netty.channel.local.LocalIoHandler;
-import io.netty.channel.local.LocalServerChannel;
-import io.netty.handler.codec.http.DefaultFullHttpRequest;
-import io.netty.handler.codec.http.FullHttpRequest;
-import io.netty.handler.codec.http.HttpClientCodec;
-import io.netty.handler.codec.http.HttpHeaderNames;
-import io.netty.handler.codec.http.HttpMethod;
-import io.netty.handler.codec.http.HttpVersion;
-import io.netty.handler.codec.http.LastHttpContent;
-import io.netty.util.concurrent.GlobalEventExecutor;
-
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.concurrent.Semaphore;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * Runs requests through a connection's pipeline ({@link ChannelSetup}: decoder, encoder,
- * exchanges) to {@code app} before the port opens, so that the first clients do not pay for class
- * loading and interpreted code. The connection is an in-VM {@link LocalChannel} on a throwaway
- * event loop of its own (not the server's, whose threads may change): a real channel, so a
- * response written from the asyncio loop thread is handed to the channel's thread as in serving.
- * No socket, no access log, no request count of the real server.
+ * Runs requests through a real server to {@code app} (apx's built-in app, never the user's) before
+ * the real port opens, so that the first clients meet compiled code: a server of its own with the
+ * real one's protocols, TLS and I/O mode, bound to an ephemeral port of 127.0.0.1 and closed before
+ * this returns, and a client over loopback TCP ({@link WarmupClient}) that takes every path a real
+ * workload takes: the epoll transport's accept, read, write and close, keep-alive and connections
+ * closed by either side, streamed and large responses, request bodies (with a length and chunked),
+ * h2 (prior knowledge, or ALPN with TLS), TLS handshakes, WebSockets. The tenth session found the
+ * first rounds of real load deoptimising C2's code for the epoll classes, which a warm-up on an
+ * in-VM channel never ran (docs/benchmarks.md). No access log, no request count or metrics of the
+ * real server, no {@code --limit-*} of the user's.
  */
 public final class Warmup {
-    private static final int PIPELINED = 16;
-    private static final String[] PATHS = {"/", "/sleep", "/stream", "/echo", "/sleep", "/missing?q=1"};
-    private static final byte[] BODY = "x".repeat(64).getBytes(StandardCharsets.US_ASCII);
-
     private Warmup() {
     }
 
-    /** Sends {@code requests} requests to {@code app} (pipelined, 16 at a time); returns how many were answered within {@code timeout}. */
-    public static int run(ServerConfig config, HttpApp app, int requests, Duration timeout) throws InterruptedException {
-        ServerConfig quiet = config.withAccessLog(false).withLimitConcurrency(0).withLimits(Limits.defaults());
-        ServerState state = new ServerState(quiet, app, new DefaultChannelGroup(GlobalEventExecutor.INSTANCE), new AtomicInteger());
-        EventLoopGroup group = new MultiThreadIoEventLoopGroup(1, LocalIoHandler.newFactory());
-        Semaphore answered = new Semaphore(0);
-        AtomicInteger total = new AtomicInteger();
-        long deadline = System.nanoTime() + timeout.toNanos();
-        try {
-            LocalAddress address = new LocalAddress("apx-warmup-" + System.nanoTime());
-            Channel server = new ServerBootstrap().group(group).channel(LocalServerChannel.class)
-                    .childHandler(new ChannelSetup(state)).bind(address).sync().channel();
-            Channel client = new Bootstrap().group(group).channel(LocalChannel.class).handler(new ChannelInitializer<Channel>() {
-                @Override
-                protected void initChannel(Channel channel) {
-                    channel.pipeline().addLast(new HttpClientCodec()).addLast(new SimpleChannelInboundHandler<Object>() {
-                        @Override
-                        protected void channelRead0(ChannelHandlerContext ctx, Object message) {
-                            if (message instanceof LastHttpContent) {
-                                total.incrementAndGet();
-                                answered.release();
-                            }
-                        }
-                    });
-                }
-            }).connect(address).sync().channel();
-            int sent = 0;
-            while (sent < requests) {
-                int batch = Math.min(PIPELINED, requests - sent);
-                for (int i = 0; i < batch; i++) {
-                    client.write(request(PATHS[(sent + i) % PATHS.length]));
-                }
-                client.flush();
-                sent += batch;
-                long left = deadline - System.nanoTime();
-                if (left <= 0 || !answered.tryAcquire(batch, left, TimeUnit.NANOSECONDS)) {
-                    break;
-                }
-            }
-            client.close().sync();
-            server.close().sync();
-            return total.get();
-        } finally {
-            group.shutdownGracefully(0, 1, TimeUnit.SECONDS).await(5, TimeUnit.SECONDS);
+    /** What a warm-up did: requests (and WebSocket messages) answered, by protocol, and the connections it opened. */
+    public record Result(int answered, int http1, int h2, int webSocket, int connections, int port) {
+        @Override
+        public String toString() {
+            return answered + " (http/1.1 " + http1 + ", h2 " + h2 + ", websocket " + webSocket + "; " + connections
+                    + " connections to 127.0.0.1:" + port + ")";
         }
     }
 
-    private static FullHttpRequest request(String path) {
-        boolean post = path.equals("/echo");
-        FullHttpRequest request = new DefaultFullHttpRequest(HttpVersion.HTTP_1_1, post ? HttpMethod.POST : HttpMethod.GET, path,
-                post ? Unpooled.wrappedBuffer(BODY) : Unpooled.EMPTY_BUFFER);
-        request.headers().set(HttpHeaderNames.HOST, "warmup").set(HttpHeaderNames.USER_AGENT, "apx-warmup")
-                .set(HttpHeaderNames.CONTENT_LENGTH, post ? BODY.length : 0);
-        return request;
+    /**
+     * Sends about {@code requests} requests to {@code app} (and WebSocket messages to {@code webSockets}'s app, when not
+     * null) through a server like the one {@code config}, {@code webSockets} and {@code host} describe; stops after
+     * {@code timeout}. Returns once the warm-up server is closed.
+     */
+    public static Result run(ServerConfig config, HttpApp app, WebSockets webSockets, IoHost host, int requests, Duration timeout)
+            throws InterruptedException {
+        ServerConfig quiet = config.withAddress("127.0.0.1", 0).withAccessLog(false).withLimitConcurrency(0)
+                .withLimits(Limits.defaults());
+        Server server = Server.start(quiet, app, webSockets, host);
+        try {
+            boolean ws = webSockets != null && webSockets.config().enabled();
+            return WarmupClient.run(server.port(), quiet.protocols(), ws, requests, timeout);
+        } finally {
+            server.stopAccepting();
+            server.drain(Duration.ofSeconds(2));
+            server.close();
+        }
     }
 }
