@@ -18,19 +18,10 @@ import io.netty.channel.epoll.EpollIoHandler;
 import io.netty.channel.epoll.EpollSocketChannel;
 import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.nio.NioSocketChannel;
-import io.netty.handler.codec.http.DefaultFullHttpRequest;
-import io.netty.handler.codec.http.DefaultHttpContent;
-import io.netty.handler.codec.http.DefaultHttpRequest;
-import io.netty.handler.codec.http.DefaultLastHttpContent;
 import io.netty.handler.codec.http.HttpClientCodec;
 import io.netty.handler.codec.http.HttpHeaderNames;
-import io.netty.handler.codec.http.HttpHeaderValues;
 import io.netty.handler.codec.http.HttpMethod;
-import io.netty.handler.codec.http.HttpObject;
 import io.netty.handler.codec.http.HttpObjectAggregator;
-import io.netty.handler.codec.http.HttpRequest;
-import io.netty.handler.codec.http.HttpVersion;
-import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.handler.codec.http.websocketx.BinaryWebSocketFrame;
 import io.netty.handler.codec.http.websocketx.CloseWebSocketFrame;
 import io.netty.handler.codec.http.websocketx.TextWebSocketFrame;
@@ -200,7 +191,7 @@ final class WarmupClient {
                     pipeline.addLast(tls.newHandler(channel.alloc(), "127.0.0.1", port));
                 }
                 switch (kind) {
-                    case HTTP1 -> pipeline.addLast(new HttpClientCodec(), new Http1Connection(number % 2 == 0));
+                    case HTTP1 -> pipeline.addLast(new Http1Connection(number % 2 == 0));
                     case H2 -> pipeline.addLast(Http2FrameCodecBuilder.forClient().build(),
                             new Http2MultiplexHandler(new ChannelInboundHandlerAdapter()), new H2Connection(tls != null));
                     case WEBSOCKET -> pipeline.addLast(new HttpClientCodec(), new HttpObjectAggregator(64 * 1024),
@@ -250,9 +241,15 @@ final class WarmupClient {
         return Unpooled.wrappedBuffer(BODY, 0, bytes);
     }
 
-    /** HTTP/1.1: one request at a time, as wrk sends them; the last with {@code Connection: close} when {@code serverCloses}. */
-    private final class Http1Connection extends SimpleChannelInboundHandler<HttpObject> {
+    /**
+     * HTTP/1.1: one request at a time, as wrk sends them, written as bytes and read by {@link WarmupResponses} (not
+     * through the codec classes the server's decoder and encoder extend); the last with {@code Connection: close} when
+     * {@code serverCloses}. A chunked request body goes in two writes, so the server reads it in pieces.
+     */
+    private final class Http1Connection extends ChannelInboundHandlerAdapter {
         private final boolean serverCloses;
+        private final WarmupResponses responses = new WarmupResponses();
+        private ByteBuf received;
         private int sent;
         private int served;
         private boolean closing;
@@ -263,12 +260,21 @@ final class WarmupClient {
 
         @Override
         public void channelActive(ChannelHandlerContext ctx) {
+            received = ctx.alloc().buffer(4096);
             sendNext(ctx);
         }
 
         @Override
-        protected void channelRead0(ChannelHandlerContext ctx, HttpObject message) {
-            if (message instanceof LastHttpContent) {
+        public void channelRead(ChannelHandlerContext ctx, Object message) {
+            ByteBuf bytes = (ByteBuf) message;
+            try {
+                received.writeBytes(bytes);
+            } finally {
+                bytes.release();
+            }
+            int answers = responses.feed(received);
+            received.discardReadBytes();
+            for (int i = 0; i < answers; i++) {
                 served++;
                 answer(Kind.HTTP1);
                 if (!closing) {
@@ -284,31 +290,34 @@ final class WarmupClient {
             }
             Call call = MIX[sent++ % MIX.length];
             closing = serverCloses && sent == REQUESTS_PER_CONNECTION;
-            HttpRequest request;
-            if (call.chunked()) {
-                request = new DefaultHttpRequest(HttpVersion.HTTP_1_1, call.method(), call.path());
-                request.headers().set(HttpHeaderNames.TRANSFER_ENCODING, HttpHeaderValues.CHUNKED);
-            } else {
-                request = new DefaultFullHttpRequest(HttpVersion.HTTP_1_1, call.method(), call.path(),
-                        call.body() > 0 ? body(call.body()) : Unpooled.EMPTY_BUFFER);
-                request.headers().set(HttpHeaderNames.CONTENT_LENGTH, call.body());
-            }
-            request.headers().set(HttpHeaderNames.HOST, "127.0.0.1").set(HttpHeaderNames.USER_AGENT, "apx-warmup");
+            StringBuilder head = new StringBuilder().append(call.method()).append(' ').append(call.path())
+                    .append(" HTTP/1.1\r\nHost: 127.0.0.1\r\nUser-Agent: apx-warmup\r\n");
+            head.append(call.chunked() ? "Transfer-Encoding: chunked\r\n" : "Content-Length: " + call.body() + "\r\n");
             if (closing) {
-                request.headers().set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
+                head.append("Connection: close\r\n");
             }
-            if (call.chunked()) {
-                ctx.write(request);
-                int half = call.body() / 2;
-                ctx.write(new DefaultHttpContent(body(half)));
-                ctx.writeAndFlush(new DefaultLastHttpContent(Unpooled.wrappedBuffer(BODY, half, call.body() - half)));
-            } else {
-                ctx.writeAndFlush(request);
+            ByteBuf request = Unpooled.copiedBuffer(head.append("\r\n"), StandardCharsets.US_ASCII);
+            if (!call.chunked()) {
+                ctx.writeAndFlush(call.body() > 0 ? Unpooled.wrappedBuffer(request, body(call.body())) : request);
+                return;
             }
+            int half = call.body() / 2;
+            ctx.writeAndFlush(Unpooled.wrappedBuffer(request, chunk(0, half)));
+            ctx.writeAndFlush(Unpooled.wrappedBuffer(chunk(half, call.body() - half),
+                    Unpooled.copiedBuffer("0\r\n\r\n", StandardCharsets.US_ASCII)));
+        }
+
+        private static ByteBuf chunk(int from, int length) {
+            return Unpooled.wrappedBuffer(Unpooled.copiedBuffer(Integer.toHexString(length) + "\r\n", StandardCharsets.US_ASCII),
+                    Unpooled.wrappedBuffer(BODY, from, length), Unpooled.copiedBuffer("\r\n", StandardCharsets.US_ASCII));
         }
 
         @Override
         public void channelInactive(ChannelHandlerContext ctx) {
+            if (received != null) {
+                received.release();
+                received = null;
+            }
             ended(Kind.HTTP1, served);
         }
 
