@@ -7,6 +7,8 @@ For each app and connection count, each server is started cold (server on core 0
   - req/s in 1-second wrk slices for the first N seconds from the first 200 (a fresh wrk per
     slice, so each slice opens its connections again, as in the issue's figures), and the
     server's CPU-us per request in each slice (robust on a busy machine: how warm the code is);
+  - the JIT compiler threads' CPU (C1 and C2, from /proc/PID/task) by the first 200 and in each slice:
+    what the first seconds still spend compiling (0 for Uvicorn);
   - RSS under load (the peak seen at the end of any slice);
   - RSS after rounds of aborted streaming requests (plaintext only: raw:stream, the client
     closes after the response head).
@@ -65,6 +67,25 @@ def cpu_seconds(pid):
     return sum(int(x) for x in fields[11:15]) / CLK_TCK
 
 
+def compiler_seconds(pid):
+    """CPU seconds of the JIT compiler threads ("C1 CompilerThre", "C2 CompilerThre") of pid so far."""
+    total = 0
+    try:
+        tasks = os.listdir(f"/proc/{pid}/task")
+    except FileNotFoundError:
+        return 0.0
+    for task in tasks:
+        try:
+            with open(f"/proc/{pid}/task/{task}/stat") as f:
+                name, fields = f.read().split("(", 1)[1].rsplit(")", 1)
+        except (FileNotFoundError, ProcessLookupError):
+            continue
+        if "CompilerThre" in name:
+            fields = fields.split()
+            total += int(fields[11]) + int(fields[12])
+    return total / CLK_TCK
+
+
 def rss_mb(pid):
     with open(f"/proc/{pid}/statm") as f:
         return int(f.read().split()[1]) * PAGE / 1e6
@@ -91,7 +112,7 @@ def start(kind, app, port, env):
         except OSError:
             time.sleep(0.005)
     first = time.monotonic() - launched
-    return process, first, cpu_seconds(process.pid)
+    return process, first, cpu_seconds(process.pid), compiler_seconds(process.pid)
 
 
 def wrk_slice(url, connections):
@@ -113,25 +134,27 @@ def aborts(port, path, count):
 
 def run_one(kind, app, connections, seconds, abort_rounds, abort_count, env):
     port = free_port()
-    process, first, cpu = start(kind, app, port, env)
+    process, first, cpu, compiling = start(kind, app, port, env)
     pid = server_pid(process)
     row = {"server": kind, "app": app.name, "connections": connections, "first_200_s": round(first, 3),
-           "cpu_to_first_200_s": round(cpu, 3)}
+           "cpu_to_first_200_s": round(cpu, 3), "jit_cpu_to_first_200_s": round(compiling, 3)}
     try:
         time.sleep(1)
         row["rss_idle_mb"] = round(rss_mb(pid), 1)
         url = f"http://127.0.0.1:{port}{app.path}"
-        curve, cost, peak = [], [], 0.0
+        curve, cost, jit, peak = [], [], [], 0.0
         for _ in range(seconds):
-            before = cpu_seconds(pid)
+            before, compiled = cpu_seconds(pid), compiler_seconds(pid)
             rate = wrk_slice(url, connections)
             used = cpu_seconds(pid) - before
+            jit.append(round((compiler_seconds(pid) - compiled) * 1000))
             curve.append(round(rate))
             # The server's CPU per request in this slice: how warm it is, whatever share of the core it got.
             cost.append(round(used / rate * 1e6) if rate else None)
             peak = max(peak, rss_mb(pid))
         row["req_per_s"] = curve
         row["cpu_us_per_req"] = cost
+        row["jit_cpu_ms"] = jit
         row["rss_load_mb"] = round(peak, 1)
         tail = sorted(curve[-5:])
         row["steady"] = tail[len(tail) // 2]
@@ -185,9 +208,10 @@ def main():
                                   options.abort_count, env)
                     row["load_average"] = round(os.getloadavg()[0], 2)
                     rows.append(row)
-                    print(f"{label}: first 200 {row['first_200_s']} s (cpu {row['cpu_to_first_200_s']} s), "
+                    print(f"{label}: first 200 {row['first_200_s']} s (cpu {row['cpu_to_first_200_s']} s, "
+                          f"JIT {row['jit_cpu_to_first_200_s']} s), "
                           f"RSS idle {row['rss_idle_mb']} MB, load {row['rss_load_mb']} MB, "
-                          f"aborts {row.get('rss_after_aborts_mb', '-')}; req/s {row['req_per_s']}; cpu-us/req {row['cpu_us_per_req']}; "
+                          f"aborts {row.get('rss_after_aborts_mb', '-')}; req/s {row['req_per_s']}; cpu-us/req {row['cpu_us_per_req']}; JIT ms {row['jit_cpu_ms']}; "
                           f"2nd second {row['second_2_share']} of steady {row['steady']}; load avg {row['load_average']}",
                           flush=True)
     Path(options.json).parent.mkdir(parents=True, exist_ok=True)

@@ -12,6 +12,10 @@ The database rows (db, fortunes, queries-20, updates-5; 64 connections) run on a
 that bench/run starts for them (Debian's postgresql package; initdb into a temp directory, a
 free port, TechEmpower's World and Fortune tables) and stops at the end, Ctrl-C included.
 --apx-io loop,threads runs apx once per I/O mode (apx:loop, apx:threads) beside Uvicorn.
+--db-placement pinned,unpinned runs the database rows with PostgreSQL pinned beside wrk and again
+with it free to share the server's core (rows NAME@unpinned), re-pinning the one PostgreSQL between.
+--warmup-seconds N measures as a user would: a fresh server per row (workload and connection count),
+N seconds of load at that count as its only warm-up, then the rounds.
 """
 import argparse
 import json
@@ -438,11 +442,16 @@ def h2load(server, workload, connections, seconds):
             "errors": errors}
 
 
-def warm_up(server, workload, options):
-    """Load for the minimum warm-up, then in 2-s slices until two in a row agree within 10 % and, for a
+def warm_up(server, workload, options, counts):
+    """With --warmup-seconds N: N s of load at the row's connection count and nothing more, for every
+    server alike (a fresh server per row, as a user who benchmarks it sees it). Otherwise: load for the minimum warm-up, then in 2-s slices until two in a row agree within 10 % and, for a
     JVM, its JIT compilers used under 2 % of the last slice (C2 goes on compiling for tens of seconds
     after the req/s look flat: docs/benchmarks.md), up to 2 × the minimum (at least 60 s for a JVM).
     Returns the seconds spent."""
+    if options.warmup_seconds is not None:
+        if options.warmup_seconds > 0:
+            load(server, workload, max(counts), options.warmup_seconds, options)
+        return options.warmup_seconds
     jvm = is_apx(server.name) or server.name == "apx-metrics"
     minimum = options.warmup_apx if jvm else options.warmup_uvicorn
     if jvm and not options.quick:
@@ -450,7 +459,6 @@ def warm_up(server, workload, options):
     if minimum <= 0:
         return 0
     began = time.monotonic()
-    counts = workload.connections or options.connections
     load(server, workload, max(counts), minimum, options)
     limit = max(2 * minimum, 60 if jvm and not options.quick else 0) - 1
     previous = None
@@ -481,8 +489,9 @@ def compiler_seconds(server):
     return total / os.sysconf("SC_CLK_TCK")
 
 
-def measure_group(label, servers, workload, options, runs):
-    """Warm-up, then REPS rounds of every connection count, servers alternating within a round."""
+def measure_group(label, servers, workload, options, runs, counts=None):
+    """Warm-up, then REPS rounds of every connection count (counts, else the workload's), servers alternating within a round."""
+    counts = counts or workload.connections or options.connections
     warmups = {}
     for server in list(servers):
         wait_ready(server, workload)
@@ -491,10 +500,10 @@ def measure_group(label, servers, workload, options, runs):
             print(f"  {label:<20} skipped: {skipped}", flush=True)
             servers.remove(server)
             continue
-        warmups[server.name] = warm_up(server, workload, options)
+        warmups[server.name] = warm_up(server, workload, options, counts)
     reps = options.reps if options.quick else max(options.reps, workload.min_reps)
     for rep in range(1, reps + 1):
-        for connections in workload.connections or options.connections:
+        for connections in counts:
             for server in servers:
                 result = load(server, workload, connections, options.duration, options)
                 result.update(workload=label, connections=connections, server=server.name, rep=rep,
@@ -556,6 +565,12 @@ def parse_args(argv):
     p.add_argument("--db-core", metavar="CPUS", default=WRK_CORE,
                    help=f"the database rows' PostgreSQL: a taskset CPU list, or 'any' to leave it unpinned "
                         f"(default {WRK_CORE}: beside wrk, so the server keeps core {SERVER_CORE} alone)")
+    p.add_argument("--db-placement", metavar="PLACEMENTS", default="pinned",
+                   help="comma-separated: pinned (PostgreSQL on --db-core), unpinned (on every core, sharing the "
+                        "server's; rows shown as NAME@unpinned); 'pinned,unpinned' runs the database rows in both")
+    p.add_argument("--warmup-seconds", type=int, metavar="N",
+                   help="a fresh server per row (workload and connection count), N s of load at that count as its "
+                        "only warm-up (apx and Uvicorn alike), then the rounds: what a user who benchmarks it sees")
     p.add_argument("--ceiling-classes", help=argparse.SUPPRESS)
     p.add_argument("--wsload-classes", help=argparse.SUPPRESS)
     options = p.parse_args(argv)
@@ -568,9 +583,16 @@ def parse_args(argv):
     if any(m not in ("loop", "threads") for m in modes) or len(set(modes)) != len(modes):
         p.error(f"--apx-io takes distinct modes out of loop, threads: {options.apx_io!r}")
     options.apx_kinds = [f"apx:{m}" for m in modes] or ["apx"]
+    options.db_placements = [p_ for p_ in options.db_placement.split(",") if p_]
+    if not options.db_placements or any(p_ not in ("pinned", "unpinned") for p_ in options.db_placements) \
+            or len(set(options.db_placements)) != len(options.db_placements):
+        p.error(f"--db-placement takes distinct placements out of pinned, unpinned: {options.db_placement!r}")
+    if options.warmup_seconds is not None and options.warmup_seconds < 0:
+        p.error("--warmup-seconds must be 0 or more")
     if options.docs is None:
         options.docs = not options.render and not options.quick and not options.only and not options.apx_io \
-            and options.reps >= 2 and options.connections == [50, 256]
+            and options.reps >= 2 and options.connections == [50, 256] and options.warmup_seconds is None \
+            and options.db_placements == ["pinned"]
     if options.duration < 1 or options.reps < 1 or any(c < 1 for c in options.connections):
         p.error("--duration, --reps and --connections must be positive")
     return options
@@ -592,14 +614,19 @@ def warmup_curve(workloads, options):
                 stop_server(server)
 
 
+def placement_core(options, placement):
+    """The database's taskset CPU list in a placement, None for every CPU."""
+    return None if placement == "unpinned" or options.db_core == "any" else options.db_core
+
+
 def start_database(options):
     """bench/run's own PostgreSQL for the database rows, its DSN in APX_BENCH_DSN for the servers."""
     began = time.monotonic()
-    database = Postgres(RESULTS / "postgres.log", core=None if options.db_core == "any" else options.db_core).start()
+    database = Postgres(RESULTS / "postgres.log", core=placement_core(options, options.db_placements[0])).start()
     os.environ[DSN_VARIABLE] = database.dsn
     os.environ[PG_BIN_VARIABLE] = str(database.bin)
     print(f"bench: PostgreSQL ({database.bin.parent.name}) on 127.0.0.1:{database.port}, "
-          f"{'unpinned' if options.db_core == 'any' else 'core ' + options.db_core}, ready with its data in "
+          f"{'core ' + database.core if database.core else 'unpinned'}, ready with its data in "
           f"{time.monotonic() - began:.0f} s; log in {database.log}", flush=True)
     return database
 
@@ -632,23 +659,32 @@ def main(argv):
             except BenchFailure as failure:
                 sys.exit(f"bench: {failure}")
             return
-        benchmark(selected, options)
+        benchmark(selected, options, database)
     finally:
         if database:
             database.stop()
             print("bench: PostgreSQL stopped", flush=True)
 
 
-def benchmark(selected, options):
+def placed(selected, options):
+    """(label, workload, placement) in run order: the database rows once per placement, after the rest."""
+    rows = [(w.name, w, None) for w in selected if not w.database]
+    for placement in options.db_placements:
+        rows += [(w.name + ("@unpinned" if placement == "unpinned" else ""), w, placement) for w in selected if w.database]
+    return rows
+
+
+def benchmark(selected, options, database=None):
     began = time.monotonic()
     loadavg_start = os.getloadavg()[0]
     runs = []
     failures = []
     fixed = sorted({c for w in selected for c in w.connections})
+    warmup = (f"a fresh server per row, {options.warmup_seconds} s of load as its warm-up" if options.warmup_seconds is not None
+              else f"warm-up {options.warmup_apx} s apx / {options.warmup_uvicorn} s Uvicorn")
     print(f"bench: {len(selected)} workload(s), connections {options.connections}"
           f"{f' (some rows fixed at {fixed})' if fixed else ''}, {options.reps} × {options.duration} s, "
-          f"warm-up {options.warmup_apx} s apx / {options.warmup_uvicorn} s Uvicorn; load average {loadavg_start:.2f}",
-          flush=True)
+          f"{warmup}; load average {loadavg_start:.2f}", flush=True)
     if not options.no_ceiling and re.search(options.only, "plaintext-ceiling"):
         ceiling = Workload("plaintext-ceiling", "", "/", expect_bytes=13)
         for kind in ("netty", "apx-server"):
@@ -660,21 +696,29 @@ def benchmark(selected, options):
                 print(f"  plaintext-ceiling    FAILED: {failure}", flush=True)
             finally:
                 stop_server(server)
-    for workload in selected:
-        servers = [start_server(kind, workload.app, workload.name, interface=workload.interface, workers=workload.workers,
-                                tls=workload.tls) for kind in options.apx_kinds + list(workload.peers)]
-        try:
-            measure_group(workload.name, list(servers), workload, options, runs)  # it drops the servers it skips: stop them all
-        except BenchFailure as failure:
-            failures.append(f"{workload.name}: {failure}")
-            print(f"  {workload.name:<20} FAILED: {failure}", flush=True)
-        finally:
-            for server in servers:
-                stop_server(server)
+    for label, workload, placement in placed(selected, options):
+        if placement and database.core != placement_core(options, placement):
+            database.place(placement_core(options, placement))
+            print(f"bench: PostgreSQL moved to {'core ' + database.core if database.core else 'every core'}", flush=True)
+        counts = workload.connections or options.connections
+        # --warmup-seconds: a fresh pair of servers per connection count, as a user's benchmark starts them
+        for group in ([[c] for c in counts] if options.warmup_seconds is not None else [counts]):
+            servers = [start_server(kind, workload.app, label, interface=workload.interface, workers=workload.workers,
+                                    tls=workload.tls) for kind in options.apx_kinds + list(workload.peers)]
+            try:
+                measure_group(label, list(servers), workload, options, runs, group)  # it drops the servers it skips: stop them all
+            except BenchFailure as failure:
+                failures.append(f"{label}: {failure}")
+                print(f"  {label:<20} FAILED: {failure}", flush=True)
+            finally:
+                for server in servers:
+                    stop_server(server)
     rows = summarise(runs)
     settings = {"duration": options.duration, "reps": options.reps, "connections": options.connections,
                 "warmup_apx": options.warmup_apx, "warmup_uvicorn": options.warmup_uvicorn, "only": options.only,
                 "apx_io": options.apx_io, "db_core": options.db_core if any(w.database for w in selected) else None,
+                "db_placements": options.db_placements if any(w.database for w in selected) else None,
+                "warmup_seconds": options.warmup_seconds,
                 "loadavg_start": loadavg_start, "failures": failures, "loadavg_end": os.getloadavg()[0],
                 "elapsed_s": time.monotonic() - began, "finished": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
                 "notes": {w.name: w.note for w in selected if w.note}}

@@ -40,6 +40,15 @@ def bin_dir():
     raise PostgresError(INSTALL_HINT)
 
 
+def _cpus(cpu_list):
+    """taskset's CPU list ("1", "0,1", "0-1") as a set of CPU numbers."""
+    cpus = set()
+    for part in cpu_list.split(","):
+        first, _, last = part.partition("-")
+        cpus.update(range(int(first), int(last or first) + 1))
+    return cpus
+
+
 def _free_port():
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -98,6 +107,22 @@ class Postgres:
                               capture_output=True, text=True)
         if done.returncode != 0:
             raise PostgresError(f"psql {' '.join(arguments)} failed: {done.stderr.strip()}")
+
+    def place(self, core):
+        """Moves the running PostgreSQL, the postmaster and every process it has forked (backends,
+        writer, walwriter...), to the CPU list core (taskset's syntax), or to every CPU with None;
+        backends forked later inherit the postmaster's CPUs. No restart, so the data stays loaded."""
+        cpus = _cpus(core) if core else set(range(os.cpu_count()))
+        pending = [self.process.pid]
+        while pending:
+            pid = pending.pop()
+            try:
+                os.sched_setaffinity(pid, cpus)
+                with open(f"/proc/{pid}/task/{pid}/children") as f:
+                    pending.extend(int(child) for child in f.read().split())
+            except (ProcessLookupError, FileNotFoundError):
+                pass  # a backend that just exited
+        self.core = core
 
     def stop(self):
         """Fast shutdown (SIGINT: ends the sessions, no waiting for clients), then the directory goes."""

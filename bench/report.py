@@ -95,8 +95,8 @@ def table(rows):
         ratio = f"**{r['ratio']:.2f}×**" if r.get("ratio") is not None else ""
         if r.get("cpu_ratio") is not None:
             ratio += f" · per CPU-s {r['cpu_ratio']:.2f}×"
-        if r.get("ratio") is not None and r["workload"] in TARGETS:
-            ratio += f" (target {TARGETS[r['workload']]:.1f}×)"
+        if r.get("ratio") is not None and _base(r["workload"]) in TARGETS:
+            ratio += f" (target {TARGETS[_base(r['workload'])]:.1f}×)"
         if r.get("requests") == 0:
             ratio += " · served nothing in the window"
         elif r.get("p99_ok") is False:
@@ -118,6 +118,11 @@ def table(rows):
     return "\n".join(lines)
 
 
+def _base(workload):
+    """A row's workload without its placement (db@unpinned: bench/run --db-placement)."""
+    return workload.split("@", 1)[0]
+
+
 NO_TARGET = {"plaintext-workers2"}  # issue 14: servers and wrk share the 2 cores; reported only
 
 
@@ -131,8 +136,8 @@ def targets(rows):
 
     for workload, target in TARGETS.items():
         for r in rows:
-            if r["workload"] == workload and r.get("ratio") is not None:
-                lines.append(f"- {workload} at {r['connections']}{_who(r)}: {r['ratio']:.2f}× of ≥ {target:.1f}×: "
+            if _base(r["workload"]) == workload and r.get("ratio") is not None:
+                lines.append(f"- {r['workload']} at {r['connections']}{_who(r)}: {r['ratio']:.2f}× of ≥ {target:.1f}×: "
                              f"{verdict(r['ratio'] >= target)}")
     for workload, target in WSGI_TARGETS.items():
         for r in rows:

@@ -166,10 +166,11 @@ public final class Main implements Callable<Integer> {
     @CommandLine.Mixin
     WebSocketOptions webSockets = new WebSocketOptions();
 
-    // Startup (issue 13): requests through the pipeline and the bridge to apx's own app before the port opens.
+    // Startup (issues 13, 28): requests over loopback TCP to a server of apx's own app before the port opens.
     @Option(names = "--warmup", paramLabel = "REQUESTS", defaultValue = "2000",
-            description = "Before the port opens, send this many requests through apx's own HTTP pipeline and asyncio bridge "
-                    + "to a built-in app (never to APP), so the first clients meet compiled code; 0 turns it off. Default: ${DEFAULT-VALUE}.")
+            description = "Before the port opens, send about this many requests (HTTP/1.1, h2, WebSocket messages; TLS when "
+                    + "configured) over loopback TCP to a server of apx's own on 127.0.0.1 with a built-in app (never APP), "
+                    + "closed before the port opens, so the first clients meet compiled code; 0 turns it off. Default: ${DEFAULT-VALUE}.")
     int warmup;
 
     // --- processes and reload (issue 14): see dev.apx.supervisor

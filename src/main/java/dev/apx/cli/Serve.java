@@ -250,7 +250,8 @@ final class Serve {
         }
         Bridge bridge = hosted.getFirst().bridge();
         if (options.warmup > 0) {
-            Warmup.run(hosted.getFirst().interpreter(), bridge, config, options.asgiConfig(), options.warmup);
+            Warmup.asgi(hosted.getFirst().interpreter(), bridge, config, options.asgiConfig(), wsConfig,
+                    options.ioMode == IoMode.LOOP ? new LoopIoHost(bridge) : null, options.warmup);
         }
         Server server = bind(config, apps, wsConfig, options.ioMode == IoMode.LOOP ? new LoopIoHost(bridge) : null);
         return new Served(server, task -> { // healthy when every runtime's loop answers: a blocked one fails the worker's check
@@ -270,6 +271,9 @@ final class Serve {
      * I/O threads whatever --io says, since there is no asyncio loop to host them.
      */
     private Served serveWsgi(ServerConfig config) throws BindFailed, Lifespan.StartupFailed, InterruptedException {
+        if (options.warmup > 0) {
+            Warmup.wsgi(hosted.getFirst().interpreter(), config, options.wsgiConfig(), options.warmup);
+        }
         List<AppInstance> apps = new ArrayList<>();
         for (HostedApp app : hosted) {
             app.start(bridge -> { });

@@ -55,6 +55,12 @@ public record ServerConfig(String host, int port, Path uds, int backlog, int kee
                 dateHeader, maxInitialLineLength, maxHeaderSize, accessLog, workerThreads, limits, protocols);
     }
 
+    /** Listening on {@code newHost}:{@code newPort} (TCP, never a Unix socket). */
+    public ServerConfig withAddress(String newHost, int newPort) {
+        return new ServerConfig(newHost, newPort, null, backlog, keepAliveTimeoutSeconds, limitConcurrency, serverHeader,
+                dateHeader, maxInitialLineLength, maxHeaderSize, accessLog, workerThreads, limits, protocols);
+    }
+
     public ServerConfig withAccessLog(boolean enabled) {
         return new ServerConfig(host, port, uds, backlog, keepAliveTimeoutSeconds, limitConcurrency, serverHeader,
                 dateHeader, maxInitialLineLength, maxHeaderSize, enabled, workerThreads, limits, protocols);

@@ -127,6 +127,11 @@ public final class TlsContext {
         return context.newHandler(allocator);
     }
 
+    /** The engine's provider, for a client of this server in the same VM (the start-up warm-up). */
+    public SslProvider provider() {
+        return context instanceof io.netty.handler.ssl.OpenSslContext ? SslProvider.OPENSSL : SslProvider.JDK;
+    }
+
     /** "BoringSSL (netty-tcnative)" or "the JDK's SSLEngine". */
     public String engineName() {
         return engineName;
