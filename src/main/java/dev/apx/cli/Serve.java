@@ -54,7 +54,11 @@ final class Serve {
     private Metrics metrics; // null without --metrics
     private Protocols protocols;
     private LogConfig logConfig; // null without --log-config
-    private List<HostedApp> hosted; // one per runtime, the first in the base namespace
+    private volatile List<HostedApp> hosted; // one per runtime, the first in the base namespace until a reload
+    private volatile List<AppInstance> instances; // what the server serves of each, in the same order
+    private final List<HostedApp> retiring = new java.util.concurrent.CopyOnWriteArrayList<>(); // replaced by a reload, draining
+    private PythonInstall install;
+    private AppSpec spec;
     private Server server;
     private long pid;
 
@@ -104,12 +108,12 @@ final class Serve {
     }
 
     private int start(WebSocketConfig wsConfig) {
-        PythonInstall install = PythonInstall.locate(Optional.ofNullable(options.python), System.getenv());
+        install = PythonInstall.locate(Optional.ofNullable(options.python), System.getenv());
         Interpreter interpreter = Interpreter.start(install);
         // Uvicorn's order: logging, the env file, the app (whose import may set logger levels)
         logConfig = options.logConfig == null ? null
                 : LogConfig.apply(interpreter, options.logConfig, options.logLevel, options.accessLog);
-        AppSpec spec = appSpec();
+        spec = appSpec();
         hosted = new ArrayList<>(List.of(HostedApp.load(interpreter, spec)));
         if (logConfig != null) {
             logConfig.refreshThreshold();
@@ -145,6 +149,9 @@ final class Serve {
         WorkerLink link = options.workerLink;
         if (link != null) { // the supervisor said where it runs
             link.supervisorGone().thenRun(stopRequested::countDown);
+            if (options.reload) {
+                link.onReload(this::reloadInProcess);
+            }
             link.ready(served.onLoop());
         } else if (options.fd != null) {
             Log.info("apx running on socket " + options.fd + (server.port() > 0 ? " (port " + server.port() + ")" : "") + " (Press CTRL+C to quit)");
@@ -166,6 +173,84 @@ final class Serve {
             }
         });
         return 0;
+    }
+
+    /**
+     * {@code --reload} without a new process: the app's new code in as many fresh runtimes (glibc
+     * namespaces of their own), each imported and through lifespan startup before the server switches
+     * new connections to it; the old runtimes' connections finish as at a shutdown, then their lifespan
+     * shutdown runs. New code that fails to import or start is logged and the old code serves on. Returns
+     * the answer for the supervisor ({@link WorkerLink}); runs on the link's reload thread, one at a time.
+     */
+    private synchronized String reloadInProcess() {
+        List<HostedApp> old = hosted;
+        List<AppInstance> oldInstances = instances;
+        if (Interpreter.isolatedRuntimesLeft() < old.size() || options.ioMode == IoMode.LOOP) {
+            // no namespaces left for a whole new set; or the sockets run on the old runtime's loop thread
+            Log.debug("reload: by restart (" + Interpreter.isolatedRuntimesLeft() + " runtimes fit, --io " + options.ioMode + ")");
+            return WorkerLink.RELOAD_BY_RESTART;
+        }
+        long started = System.nanoTime();
+        List<HostedApp> fresh;
+        try {
+            fresh = Runtimes.startMore(install, old.size(), more -> HostedApp.load(more, spec));
+        } catch (RuntimeException e) {
+            Log.error("Reload: the new code failed to load, the previous code keeps serving:\n" + e.getMessage());
+            return WorkerLink.RELOAD_FAILED;
+        }
+        List<AppInstance> freshInstances = new ArrayList<>();
+        try {
+            for (HostedApp app : fresh) {
+                app.start(bridge -> { });
+                freshInstances.add(new AppInstance(app.http(), app.kind() == Interface.WSGI ? null : app.webSocket()));
+            }
+        } catch (Lifespan.StartupFailed | InterruptedException | RuntimeException e) {
+            Log.error("Reload: the new code's startup failed, the previous code keeps serving: " + e.getMessage());
+            for (HostedApp app : fresh) {
+                closeQuietly(app);
+            }
+            return WorkerLink.RELOAD_FAILED;
+        }
+        List<java.util.concurrent.CompletableFuture<Void>> drained = new ArrayList<>();
+        for (int i = 0; i < old.size(); i++) {
+            drained.add(server.replace(oldInstances.get(i), freshInstances.get(i)));
+        }
+        retiring.addAll(old);
+        hosted = fresh;
+        instances = freshInstances;
+        Log.info(String.format("Reloaded in %.0f ms: the new code serves in %d fresh runtime(s) (%d more fit in this process)",
+                (System.nanoTime() - started) / 1e6, fresh.size(), Interpreter.isolatedRuntimesLeft()));
+        Thread.ofPlatform().name("apx-retire").start(() -> retire(old, oldInstances, drained));
+        return WorkerLink.RELOADED;
+    }
+
+    /** Waits for the replaced runtimes' connections (up to the graceful timeout, else 30 s), then ends their app's life. */
+    private void retire(List<HostedApp> old, List<AppInstance> oldInstances, List<java.util.concurrent.CompletableFuture<Void>> drained) {
+        long seconds = options.timeoutGracefulShutdown == null ? 30 : options.timeoutGracefulShutdown;
+        try {
+            java.util.concurrent.CompletableFuture.allOf(drained.toArray(java.util.concurrent.CompletableFuture[]::new))
+                    .get(seconds, java.util.concurrent.TimeUnit.SECONDS);
+        } catch (java.util.concurrent.TimeoutException e) {
+            oldInstances.forEach(server::closeConnectionsOf);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (java.util.concurrent.ExecutionException e) {
+            // drained futures only complete normally
+        }
+        for (HostedApp app : old) {
+            closeQuietly(app);
+            retiring.remove(app);
+        }
+    }
+
+    private static void closeQuietly(HostedApp app) {
+        try {
+            app.close();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (RuntimeException e) {
+            Log.error("Reload: a replaced runtime did not close cleanly: " + e.getMessage());
+        }
     }
 
     /** The bound port (after {@link #start}). */
@@ -190,6 +275,9 @@ final class Serve {
             }
             server.close();
             for (HostedApp app : hosted) {
+                app.shutdown();
+            }
+            for (HostedApp app : retiring) {
                 app.shutdown();
             }
         } catch (InterruptedException e) {
@@ -253,6 +341,7 @@ final class Serve {
             Warmup.asgi(hosted.getFirst().interpreter(), bridge, config, options.asgiConfig(), wsConfig,
                     options.ioMode == IoMode.LOOP ? new LoopIoHost(bridge) : null, options.warmup);
         }
+        instances = apps;
         Server server = bind(config, apps, wsConfig, options.ioMode == IoMode.LOOP ? new LoopIoHost(bridge) : null);
         return new Served(server, task -> { // healthy when every runtime's loop answers: a blocked one fails the worker's check
             AtomicInteger waiting = new AtomicInteger(hosted.size());
@@ -279,6 +368,7 @@ final class Serve {
             app.start(bridge -> { });
             apps.add(new AppInstance(app.http(), null));
         }
+        instances = apps;
         Server server = bind(config, apps, null, null);
         return new Served(server, Runnable::run); // no loop to block: answer health checks at once
     }

@@ -103,6 +103,11 @@ public final class Interpreter {
         return boot(install, library);
     }
 
+    /** How many more {@link #startIsolated} calls this process has room for (glibc's link-map namespaces left). */
+    public static int isolatedRuntimesLeft() {
+        return LibPython.isolatedLeft();
+    }
+
     /**
      * True once a runtime in a namespace of its own was started: the JVM's normal exit then runs
      * every namespace's libc exit handlers against state the base libc owns and corrupts the heap,

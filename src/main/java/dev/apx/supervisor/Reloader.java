@@ -31,6 +31,9 @@ import java.util.concurrent.TimeUnit;
  * change (the fix) starts it again.
  */
 public final class Reloader {
+    /** How long a worker may take to load new code in-process before it is restarted instead (a hung import). */
+    private static final int RELOAD_ANSWER_SECONDS = 120;
+
     private final WorkerCommand command;
     private final List<Path> dirs;
     private final ReloadFilter filter;
@@ -65,8 +68,7 @@ public final class Reloader {
                 if (!changes.isEmpty() && !shouldExit) {
                     Log.warning("WatchService detected changes in " + String.join(", ", changes.stream().map(Reloader::display).toList())
                             + ". Reloading...");
-                    stop(worker, control);
-                    worker = start(control);
+                    worker = reload(worker, control);
                 } else if (!worker.isAlive() && worker.isReady()) {
                     control.forget(worker); // it died after serving: it comes back at the next change, as with Uvicorn
                 }
@@ -76,6 +78,37 @@ public final class Reloader {
             return 0;
         } catch (IOException e) {
             throw new UncheckedIOException("cannot watch " + dirs + ": " + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * The new code: loaded into fresh runtimes inside the running worker when it can (no new JVM, so
+     * no start-up to pay; a new code that fails to import leaves the old one serving), else by
+     * restarting the worker as Uvicorn does.
+     */
+    private Worker reload(Worker worker, ControlServer control) {
+        String outcome;
+        try {
+            outcome = worker.reload().get(RELOAD_ANSWER_SECONDS, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            outcome = WorkerLink.RELOAD_BY_RESTART;
+        } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+            outcome = WorkerLink.RELOAD_BY_RESTART;
+        }
+        Log.debug("reload: the worker answered " + outcome);
+        switch (outcome) {
+            case WorkerLink.RELOADED -> {
+                return worker;
+            }
+            case WorkerLink.RELOAD_FAILED -> {
+                Log.warning("The new code did not start (see above); the previous code keeps serving until the next change.");
+                return worker;
+            }
+            default -> {
+                stop(worker, control);
+                return start(control);
+            }
         }
     }
 

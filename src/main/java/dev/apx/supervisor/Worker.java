@@ -32,6 +32,7 @@ final class Worker {
     private volatile Channel control;
     private volatile long pingSentNanos = NOT_PINGED;
     private volatile boolean recycleAsked;
+    private volatile CompletableFuture<String> reloadAsked; // the answer to the last "reload"
     private volatile int metricsPort; // 0 until it says (--metrics only)
     private volatile boolean killedUnhealthy;
 
@@ -106,6 +107,12 @@ final class Worker {
             }
             case "pong" -> pingSentNanos = NOT_PINGED;
             case "recycle" -> recycleAsked = true;
+            case WorkerLink.RELOADED, WorkerLink.RELOAD_FAILED, WorkerLink.RELOAD_BY_RESTART -> {
+                CompletableFuture<String> asked = reloadAsked;
+                if (asked != null) {
+                    asked.complete(line);
+                }
+            }
             default -> {
                 if (line.startsWith(WorkerLink.METRICS_MESSAGE) && line.substring(WorkerLink.METRICS_MESSAGE.length()).matches("[1-9][0-9]{0,4}")) {
                     metricsPort = Integer.parseInt(line.substring(WorkerLink.METRICS_MESSAGE.length()));
@@ -134,6 +141,31 @@ final class Worker {
     boolean takeRecycleRequest() {
         boolean asked = recycleAsked;
         recycleAsked = false;
+        return asked;
+    }
+
+    /**
+     * Asks a worker that serves to load the app's new code into fresh runtimes of its own process
+     * ({@code --reload}); completes with its answer: {@link WorkerLink#RELOADED}, {@link WorkerLink#RELOAD_FAILED}
+     * (the old code serves on) or {@link WorkerLink#RELOAD_BY_RESTART} (no room for more runtimes: restart it).
+     */
+    CompletableFuture<String> reload() {
+        CompletableFuture<String> asked = new CompletableFuture<>();
+        reloadAsked = asked;
+        if (!process.isAlive()) {
+            asked.complete(WorkerLink.RELOAD_BY_RESTART);
+            return asked;
+        }
+        process.onExit().thenRun(() -> asked.complete(WorkerLink.RELOAD_BY_RESTART));
+        // a worker that serves already may not have said so yet (or not started): ask once it has
+        ready.thenRun(() -> {
+            Channel channel = control;
+            if (channel == null) {
+                asked.complete(WorkerLink.RELOAD_BY_RESTART);
+            } else {
+                channel.writeAndFlush(Unpooled.copiedBuffer(WorkerLink.RELOAD + "\n", StandardCharsets.US_ASCII));
+            }
+        });
         return asked;
     }
 

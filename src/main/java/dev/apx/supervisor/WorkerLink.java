@@ -24,6 +24,7 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
+import java.util.function.Supplier;
 
 /**
  * A worker's end of the control socket (see the package doc). {@link #socket()} waits for the
@@ -32,12 +33,21 @@ import java.util.function.Consumer;
 public final class WorkerLink implements AutoCloseable {
     static final String SOCKET_ENV = "APX_SUPERVISOR_SOCKET";
     static final String METRICS_MESSAGE = "metrics ";
+    /** Supervisor to worker ({@code --reload}): load the app's new code into fresh runtimes of this process. */
+    static final String RELOAD = "reload";
+    /** Worker to supervisor, answering {@link #RELOAD}: the new code serves. */
+    public static final String RELOADED = "reloaded";
+    /** ...: the new code did not import or start; the old code serves on. */
+    public static final String RELOAD_FAILED = "reload-failed";
+    /** ...: this process cannot load more runtimes; start a new process. */
+    public static final String RELOAD_BY_RESTART = "reload-by-restart";
 
     private final EventLoopGroup group;
     private final Channel channel;
     private final CompletableFuture<Integer> fd = new CompletableFuture<>();
     private final CompletableFuture<Void> gone = new CompletableFuture<>();
     private volatile Consumer<Runnable> onLoop;
+    private volatile Supplier<String> onReload; // null: this worker reloads by being restarted
 
     private WorkerLink(String path) throws InterruptedException {
         group = new MultiThreadIoEventLoopGroup(1, EpollIoHandler.newFactory());
@@ -81,6 +91,15 @@ public final class WorkerLink implements AutoCloseable {
         send("ready");
     }
 
+    /**
+     * With {@code --reload}: {@code reload} loads the new code in this process and returns one of
+     * {@link #RELOADED}, {@link #RELOAD_FAILED}, {@link #RELOAD_BY_RESTART}; it runs on a thread of
+     * its own, one reload at a time.
+     */
+    public void onReload(Supplier<String> reload) {
+        this.onReload = reload;
+    }
+
     /** With {@code --metrics}: where this worker serves its series (127.0.0.1), for the supervisor to scrape. */
     public void metricsServed(int port) {
         send(METRICS_MESSAGE + port);
@@ -117,7 +136,10 @@ public final class WorkerLink implements AutoCloseable {
                 context.pipeline().addBefore(context.name(), "text", new StringDecoder(StandardCharsets.US_ASCII));
                 return;
             }
-            if (message instanceof String line && line.strip().equals("ping")) {
+            if (message instanceof String line && line.strip().equals(RELOAD)) {
+                Supplier<String> reload = onReload;
+                Thread.ofPlatform().name("apx-reload").start(() -> send(reload == null ? RELOAD_BY_RESTART : reload.get()));
+            } else if (message instanceof String line && line.strip().equals("ping")) {
                 Consumer<Runnable> loop = onLoop;
                 if (loop != null) {
                     loop.accept(() -> send("pong"));

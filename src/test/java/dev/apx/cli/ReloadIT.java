@@ -11,9 +11,9 @@ import java.util.Map;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Issue 14, reload: {@code --reload} watches {@code *.py} under the working directory (the JDK's
- * WatchService) and restarts the worker on a change; a syntax error shows its traceback and the
- * reloader keeps watching; the fix is served.
+ * Issues 14 and 26, reload: {@code --reload} watches {@code *.py} under the working directory (the JDK's
+ * WatchService) and on a change loads the new code into a fresh runtime of the running worker; a
+ * syntax error shows its traceback and the old code serves on; the fix is served.
  */
 class ReloadIT {
     private static final int WAIT = 90;
@@ -48,6 +48,35 @@ class ReloadIT {
             apx.process.destroy();
             assertThat(apx.awaitExit(WAIT)).isZero();
             assertThat(apx.stderr()).contains("Stopping reloader process [" + apx.process.pid() + "]");
+            apx.assertNoJavaStackTrace();
+        }
+    }
+
+    @Test
+    void anEditIsLoadedIntoAFreshRuntimeOfTheRunningWorkerAndBrokenCodeNeverReplacesWorkingCode() throws Exception {
+        Path app = tmp.resolve("reloadme.py");
+        Files.writeString(app, version("one"));
+        try (ApxProcess apx = ApxProcess.start(tmp, tmp, Map.of(), "--reload", "--reload-delay", "0.1", "reloadme:app")) {
+            awaitBody(apx, "one");
+            long worker = apx.process.children().findFirst().orElseThrow().pid();
+
+            Files.writeString(app, version("two"));
+            apx.awaitStderr("Reloaded in ", 1, WAIT);
+            awaitBody(apx, "two");
+
+            Files.writeString(app, "async def app(scope, receive, send):\n    return (\n");
+            apx.awaitStderr("the previous code keeps serving", 1, WAIT);
+            assertThat(apx.stderr()).contains("SyntaxError");
+            assertThat(WorkerLoad.get(apx.port, "/")).as("the old code serves on").isEqualTo("two");
+
+            Files.writeString(app, version("three"));
+            apx.awaitStderr("Reloaded in ", 2, WAIT);
+            awaitBody(apx, "three");
+            assertThat(apx.process.children().map(ProcessHandle::pid).toList()).as("no new worker process").containsExactly(worker);
+            assertThat(apx.stderr()).doesNotContain("Waiting for child process");
+
+            apx.process.destroy();
+            assertThat(apx.awaitExit(WAIT)).isZero();
             apx.assertNoJavaStackTrace();
         }
     }

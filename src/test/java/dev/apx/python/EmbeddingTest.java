@@ -18,11 +18,7 @@ class EmbeddingTest {
                 "import sys; print('\\n'.join(sys.path))").start();
         List<String> expected = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8).lines().toList();
         assertThat(process.waitFor()).isZero();
-        List<?> embedded = python.call(gil -> {
-            try (PyRef sys = gil.importModule("sys")) {
-                return (List<?>) sys.getAttr(gil, "path").toJava(gil);
-            }
-        });
+        List<?> embedded = TestPython.startingSysPath(); // before other tests' apps put their directories first
         // ...followed only by apx's own helpers and, in tests, the test helpers
         assertThat(embedded.subList(0, expected.size())).isEqualTo(expected);
         assertThat(embedded.subList(expected.size(), embedded.size())).allSatisfy(entry ->

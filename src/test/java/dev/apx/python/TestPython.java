@@ -2,6 +2,7 @@ package dev.apx.python;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Optional;
 
 /**
@@ -11,13 +12,28 @@ import java.util.Optional;
  */
 public final class TestPython {
     private static Interpreter interpreter;
+    private static List<?> startingSysPath; // before any test's app load puts its directory first
 
     private TestPython() {
+    }
+
+    /**
+     * sys.path as the interpreter started with it: the tests of one Python share one interpreter, and
+     * every app loaded with an app directory (as {@code --app-dir} does) puts that directory first.
+     */
+    public static synchronized List<?> startingSysPath() {
+        interpreter();
+        return startingSysPath;
     }
 
     public static synchronized Interpreter interpreter() {
         if (interpreter == null) {
             interpreter = Interpreter.start(install());
+            startingSysPath = interpreter.call(gil -> {
+                try (PyRef sys = gil.importModule("sys")) {
+                    return (List<?>) sys.getAttr(gil, "path").toJava(gil);
+                }
+            });
             Path testHelpers = Path.of("target/test-classes/python").toAbsolutePath();
             interpreter.run(gil -> {
                 try (PyRef sys = gil.importModule("sys"); PyRef path = sys.getAttr(gil, "path")) {

@@ -75,6 +75,11 @@ public final class LibPython {
         return base;
     }
 
+    /** How many more runtimes in namespaces of their own this process can load (glibc's namespaces left). */
+    public static synchronized int isolatedLeft() {
+        return MAX_NAMESPACES - 1 - isolatedLoaded;
+    }
+
     /**
      * Opens another copy of the library at {@code path} in a new namespace, with its pthread keys
      * confined to a range of their own ({@link PthreadKeys}), ready for {@code Py_InitializeEx}.
