@@ -311,13 +311,13 @@ final class ConnectionHandler extends Http2ConnectionHandler implements Http2Fra
     @Override
     protected void onStreamError(ChannelHandlerContext context, boolean outbound, Throwable cause, Http2Exception.StreamException error) {
         Log.debug("HTTP/2 stream " + error.streamId() + ": " + error.error() + " " + error.getMessage());
+        if (!outbound && error.error() == Http2Error.REFUSED_STREAM) {
+            openToRefuse(error.streamId());
+        }
         Http2Exception connectionError = outbound ? null : connectionError(error);
         if (connectionError != null) {
             onConnectionError(context, false, connectionError, connectionError);
             return;
-        }
-        if (!outbound && error.error() == Http2Error.REFUSED_STREAM) {
-            openToRefuse(error.streamId());
         }
         Http2Stream stream = connection().stream(error.streamId());
         if (!outbound && stream != null && error.error() == Http2Error.PROTOCOL_ERROR
