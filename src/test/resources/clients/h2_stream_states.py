@@ -220,8 +220,27 @@ def data_after_server_reset():
     still_serves(conn, "DATA on stream 1 after the server's 431 ended it")
 
 
+def data_after_refused_stream():
+    """With --h2-max-concurrent-streams 1: stream 3 is refused (RST_STREAM REFUSED_STREAM) while 1 runs; the DATA
+    the client had already sent on 3 crosses the reset: a stream error at most, and stream 1 is still answered."""
+    conn = Connection()
+    conn.headers(1, path="/upload", end_stream=False)
+    conn.headers(3, path="/upload", end_stream=False)
+    conn.data(3, end_stream=False)
+    conn.until(lambda f: isinstance(f, RstStreamFrame) and f.stream_id == 3, PROMPT, "RST_STREAM(3, REFUSED_STREAM)")
+    conn.data(3)
+    conn.data(1)
+    try:
+        conn.response_ends(1)
+    except AssertionError as e:
+        raise AssertionError("stream 1 after the DATA that crossed stream 3's refusal: %s" % e)
+    if not any(s == "RST_STREAM(3, REFUSED_STREAM)" for s in conn.seen) or any(s.startswith("GOAWAY") for s in conn.seen):
+        raise AssertionError("expected RST_STREAM(3, REFUSED_STREAM) and no GOAWAY; the server sent: %s" % ", ".join(conn.seen))
+
+
 CASES = {f.__name__: f for f in (lower_stream_id, skipped_stream_id, headers_on_closed_stream, data_on_closed_stream,
-                                 headers_on_half_closed_stream, h2spec_half_closed, headers_after_client_reset, data_after_server_reset)}
+                                 headers_on_half_closed_stream, h2spec_half_closed, headers_after_client_reset, data_after_server_reset,
+                                 data_after_refused_stream)}
 
 if __name__ == "__main__":
     failed = []

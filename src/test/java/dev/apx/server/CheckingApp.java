@@ -20,7 +20,7 @@ import java.util.regex.Pattern;
  */
 public final class CheckingApp implements HttpApp {
     private static final Pattern TOKEN = Pattern.compile("[!#$%&'*+\\-.^_`|~0-9A-Za-z]+");
-    private static final Pattern TARGET = Pattern.compile("(/|https?://)[\\x21-\\x7e\\x80-\\xff]*|\\*");
+    private static final Pattern TARGET = Pattern.compile("(/|https?://)[\\x21-\\x7e]*|\\*"); // visible ASCII: raw bytes above it are refused
     private static final Pattern VALUE = Pattern.compile("([\\x21-\\x7e\\x80-\\xff]([\\x20\\x09\\x21-\\x7e\\x80-\\xff]*[\\x21-\\x7e\\x80-\\xff])?)?");
 
     public final ConcurrentLinkedQueue<String> problems = new ConcurrentLinkedQueue<>();

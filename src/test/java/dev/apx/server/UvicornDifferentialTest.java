@@ -155,7 +155,13 @@ class UvicornDifferentialTest {
                 new Raw("a malformed request line", "this is not http\r\n\r\n", false),
                 new Raw("a space in the request target", "GET /path/ x HTTP/1.1\r\nHost: t\r\n\r\n", false),
                 new Raw("two different Content-Length headers",
-                        "POST /echo HTTP/1.1\r\nHost: t\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\nab", false));
+                        "POST /echo HTTP/1.1\r\nHost: t\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\nab", false),
+                new Raw("raw UTF-8 bytes in the request target", "GET /path/caf\u00c3\u00a9 HTTP/1.1\r\nHost: t\r\n\r\n", false),
+                new Raw("a bare CR ending the head", "POST /echo HTTP/1.1\r\nHost: t\r\nContent-Length: 3\r\n\rabc", false),
+                new Raw("a chunk extension without a name",
+                        "POST /echo HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: chunked\r\n\r\n2;\r\nab\r\n0\r\n\r\n", false),
+                new Raw("a second chunk extension without a name",
+                        "POST /echo HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: chunked\r\n\r\n2;a;\r\nab\r\n0\r\n\r\n", false));
     }
 
     @Test
@@ -185,6 +191,23 @@ class UvicornDifferentialTest {
         assertThat(fromApx.getFirst()).doesNotContain("transfer-encoding").contains("\nconnection: close\n");
         assertThat(fromUvicorn.getFirst()).contains("\ntransfer-encoding: chunked\n").contains("\nconnection: close\n");
         assertThat(bodyOf(fromApx.getFirst())).isEqualTo(bodyOf(fromUvicorn.getFirst())).isEqualTo("chunk0\nchunk1\nchunk2\nchunk3\nchunk4\n");
+    }
+
+    /**
+     * An HTTP version apx does not speak: Uvicorn (httptools) answers 400 "Invalid HTTP request
+     * received." to all of them; apx answers 505 to a well-formed one (RFC 9110 15.6.6 names that
+     * status for a major version the server does not support), and 400 to a malformed one, as
+     * Uvicorn. Both refuse it before the app, at the request line, and close.
+     */
+    @Test
+    void anUnsupportedVersionIsWhereApxAnswers505() throws Exception {
+        for (String request : List.of("GET / HTTP/5.6", "GET / HTTP/5.6\r\nHost: t\r\n\r\n")) {
+            Raw raw = new Raw(request, request, false);
+            assertThat(rawAnswers(apx.port(), raw).getFirst()).as(request).startsWith("HTTP/1.1 505 HTTP Version Not Supported\n");
+            assertThat(rawAnswers(uvicornPort, raw).getFirst()).as(request).startsWith("HTTP/1.1 400 Bad Request\n");
+        }
+        Raw malformed = new Raw("GET / FOO/1.1", "GET / FOO/1.1\r\nHost: t\r\n\r\n", false);
+        assertThat(rawAnswers(apx.port(), malformed)).isEqualTo(rawAnswers(uvicornPort, malformed));
     }
 
     private static String bodyOf(String answer) {

@@ -312,6 +312,9 @@ final class ConnectionHandler extends Http2ConnectionHandler implements Http2Fra
     @Override
     protected void onStreamError(ChannelHandlerContext context, boolean outbound, Throwable cause, Http2Exception.StreamException error) {
         Log.debug("HTTP/2 stream " + error.streamId() + ": " + error.error() + " " + error.getMessage());
+        if (!outbound && error.error() == Http2Error.REFUSED_STREAM) {
+            openToRefuse(error.streamId());
+        }
         Http2Exception connectionError = outbound ? null : connectionError(error);
         if (connectionError != null) {
             onConnectionError(context, false, connectionError, connectionError);
@@ -326,6 +329,32 @@ final class ConnectionHandler extends Http2ConnectionHandler implements Http2Fra
                     "HEADERS on the half-closed (remote) stream %d (RFC 9113 5.1)", error.streamId());
         }
         super.onStreamError(context, outbound, cause, error);
+    }
+
+    /**
+     * A stream refused for the stream limit (SETTINGS_MAX_CONCURRENT_STREAMS) is one Netty never
+     * created: its id stays "idle" to Netty, and DATA the client had already sent on it would be a
+     * connection error (a frame on an idle stream) that takes every stream of the connection with it.
+     * RFC 9113 5.1: the client opened it, the reset closes it, frames that crossed the reset are not
+     * the client's fault. So it is created here, one over the limit for this call only, and the
+     * RST_STREAM REFUSED_STREAM that follows closes it: Netty then knows the id, and what crosses the
+     * reset gets a stream error at most.
+     */
+    private void openToRefuse(int id) {
+        Http2Connection.Endpoint<?> client = connection().remote();
+        if (connection().stream(id) != null || id <= client.lastStreamCreated() || !client.isValidStreamId(id)
+                || connection().goAwaySent()) {
+            return;
+        }
+        int limit = client.maxActiveStreams();
+        client.maxActiveStreams(limit + 1);
+        try {
+            client.createStream(id, false);
+        } catch (Http2Exception e) { // not creatable after all: Netty's reset of an unknown id stands
+            Log.debug("HTTP/2 refused stream " + id + " not created: " + e.getMessage());
+        } finally {
+            client.maxActiveStreams(limit);
+        }
     }
 
     /** The connection error RFC 9113 demands where Netty, no longer knowing the stream, reset it. */

@@ -14,6 +14,7 @@ import dev.apx.server.tls.TlsConfig;
 import dev.apx.server.tls.TlsContext;
 
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -57,9 +58,20 @@ class Http2StreamStatesTest {
             TlsConfig files = new TlsConfig(certs.serverCert, certs.serverKey, null, null, 0, null, TlsConfig.PROTOCOL_TLS_SERVER, "auto");
             config = config.withProtocols(new Protocols(TlsContext.load(files, true), Http2Config.defaults()));
         }
+        run(config, tls, CASES);
+    }
+
+    /** --h2-max-concurrent-streams 1: DATA already sent on a refused stream costs that stream, not the connection. */
+    @Test
+    void dataCrossingARefusalOfTheStreamLimitKeepsTheConnection() throws Exception {
+        Http2Config one = new Http2Config(true, 1, 65536, 65535, 16384, false);
+        run(ServerConfig.defaults().withAccessLog(false).withProtocols(new Protocols(null, one)), false, List.of("data_after_refused_stream"));
+    }
+
+    private static void run(ServerConfig config, boolean tls, List<String> cases) throws Exception {
         try (TestServer server = new TestServer("apxtest.tls_apps", "app", config)) {
             ProcessBuilder command = new ProcessBuilder(TestPython.python().toString(), SCRIPT.toString(),
-                    String.valueOf(server.port()), String.join(",", CASES));
+                    String.valueOf(server.port()), String.join(",", cases));
             if (tls) {
                 command.environment().put("H2_CA", certs.caCert.toString());
             }
@@ -70,7 +82,7 @@ class Http2StreamStatesTest {
                 process.destroyForcibly();
             }
             String output = Files.readString(out);
-            for (String name : CASES) {
+            for (String name : cases) {
                 assertThat(output).as("h2_stream_states.py:%n%s", output).contains("ok: " + name + "\n");
             }
             assertThat(process.exitValue()).as(output).isZero();
