@@ -13,6 +13,7 @@ def _log(line):
             f.write(line + "\n")
 
 
+_big_sent = [0]
 _loop_thread = []  # the thread lifespan startup ran on: the event loop's
 
 
@@ -40,7 +41,12 @@ async def echo(scope, receive, send):
         await send({"type": "http.response.start", "status": 200, "headers": [(b"content-type", b"application/octet-stream")]})
         for i in range(int(path[len("/big/"):])):
             await send({"type": "http.response.body", "body": bytes([i % 251]) * 65536, "more_body": True})
+            _big_sent[0] = i + 1
         await send({"type": "http.response.body", "body": b""})
+        return
+    if path == "/big-sent":  # how many chunks the last /big has sent so far
+        await send({"type": "http.response.start", "status": 200, "headers": [(b"content-type", b"text/plain")]})
+        await send({"type": "http.response.body", "body": str(_big_sent[0]).encode()})
         return
     if path == "/forever":  # a line every 10 ms until the client leaves
         await send({"type": "http.response.start", "status": 200, "headers": [(b"content-type", b"text/plain")]})

@@ -159,6 +159,26 @@ class ApxServletTest {
     }
 
     @Test
+    void aClientThatDoesNotReadHoldsTheAppBack() throws Exception {
+        try (Socket socket = new Socket("127.0.0.1", URI.create(base).getPort())) {
+            socket.setReceiveBufferSize(64 * 1024);
+            OutputStream out = socket.getOutputStream();
+            out.write("GET /ctx/py/big/1000 HTTP/1.1\r\nHost: x\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
+            out.flush();
+            assertThat(new String(socket.getInputStream().readNBytes(12), StandardCharsets.US_ASCII)).isEqualTo("HTTP/1.1 200");
+            Thread.sleep(500);
+            int sent = Integer.parseInt(echo.call(dev.apx.AppRequest.get("/big-sent")).get(20, TimeUnit.SECONDS).bodyText());
+            // 1000 chunks are 64 MiB; what is sent is the app's 64 KiB queue, Jetty's buffer and the sockets'
+            assertThat(sent).as("64 KiB chunks sent to a client that reads nothing").isLessThan(300);
+        }
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+        while (echo.inFlight() > 0 && System.nanoTime() < deadline) {
+            Thread.sleep(50);
+        }
+        assertThat(echo.inFlight()).isZero();
+    }
+
+    @Test
     void aClientThatLeavesMidStreamCancelsTheApp() throws Exception {
         try (Socket socket = new Socket("127.0.0.1", URI.create(base).getPort())) {
             OutputStream out = socket.getOutputStream();
