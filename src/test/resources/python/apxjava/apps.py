@@ -78,6 +78,12 @@ async def echo(scope, receive, send):
         "on_loop_thread": threading.get_ident() in _loop_thread,
         "tls": scope.get("extensions", {}).get("tls") is not None,
     }
+    tls = scope.get("extensions", {}).get("tls")
+    if tls:
+        report["tls_client_cert_name"] = tls["client_cert_name"]
+        report["tls_client_chain"] = len(tls["client_cert_chain"])
+        report["tls_version"] = tls["tls_version"]
+        report["tls_cipher_suite"] = tls["cipher_suite"]
     status = int(dict(scope["headers"]).get(b"x-status", b"200"))
     await send({"type": "http.response.start", "status": status, "headers": [
         (b"content-type", b"application/json"), (b"x-one", b"1"), (b"set-cookie", b"a=1"), (b"set-cookie", b"b=2")]})
