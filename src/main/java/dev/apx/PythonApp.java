@@ -53,23 +53,45 @@ public final class PythonApp implements AutoCloseable {
      */
     public CompletableFuture<AppResponse> call(AppRequest request) {
         CompletableFuture<AppResponse> future = new CompletableFuture<>();
-        byte[] body = request.bodyNoCopy();
-        RequestHead head = new RequestHead(request.method(), request.pathAndQuery(), "HTTP/1.1", headers(request, body),
-                null, null, null, body.length == 0);
         Exchange exchange;
         try {
-            exchange = http.open(head, new CollectedResponse(future, request.method().equals("HEAD")));
+            exchange = open(request, new CollectedResponse(future, request.method().equals("HEAD")));
         } catch (RuntimeException e) {
             return CompletableFuture.failedFuture(e);
         }
-        exchange.body(body, true);
-        exchange.readComplete();
         future.whenComplete((response, error) -> {
             if (future.isCancelled()) {
                 exchange.disconnected();
             }
         });
         return future;
+    }
+
+    /**
+     * As {@link #call}, but the future completes with the response's head as soon as the app
+     * starts it, and the body is read as the app sends it ({@link StreamedResponse#body()}), with
+     * backpressure: for large or endless (server-sent events) bodies.
+     */
+    public CompletableFuture<StreamedResponse> stream(AppRequest request) {
+        CompletableFuture<StreamedResponse> future = new CompletableFuture<>();
+        StreamingResponse response = new StreamingResponse(future, request.method().equals("HEAD"));
+        try {
+            response.exchange(open(request, response));
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+        return future;
+    }
+
+    /** Opens the request's exchange and hands it the whole body, as a server would after reading it. */
+    private Exchange open(AppRequest request, dev.apx.server.Response response) {
+        byte[] body = request.bodyNoCopy();
+        RequestHead head = new RequestHead(request.method(), request.pathAndQuery(), "HTTP/1.1", headers(request, body),
+                null, null, null, body.length == 0);
+        Exchange exchange = http.open(head, response);
+        exchange.body(body, true);
+        exchange.readComplete();
+        return exchange;
     }
 
     /** The request's headers, with the Host and Content-Length a client would have sent if it has none. */

@@ -158,6 +158,48 @@ class PythonAppTest {
     }
 
     @Test
+    void aStreamedBodyIsReadAsItComes() throws Exception {
+        StreamedResponse big = echo.stream(AppRequest.get("/big/100")).get(20, TimeUnit.SECONDS);
+        assertThat(big.status()).isEqualTo(200);
+        assertThat(big.header("content-type")).isEqualTo("application/octet-stream");
+        byte[] body;
+        try (java.io.InputStream in = big.body()) {
+            body = in.readAllBytes();
+        }
+        assertThat(body).hasSize(100 * 65536);
+        for (int i = 0; i < 100; i++) {
+            assertThat(body[i * 65536]).isEqualTo((byte) (i % 251));
+        }
+        assertThat(echo.stream(AppRequest.get("/")).get(20, TimeUnit.SECONDS).body().readAllBytes()).asString(StandardCharsets.UTF_8)
+                .contains("\"path\": \"/\"");
+    }
+
+    @Test
+    void anUnreadStreamHoldsTheAppBack() throws Exception {
+        StreamedResponse big = echo.stream(AppRequest.get("/big/400")).get(20, TimeUnit.SECONDS);
+        Thread.sleep(300);
+        int sent = Integer.parseInt(call(echo, AppRequest.get("/big-sent")).bodyText());
+        assertThat(sent).as("64 KiB chunks sent while nobody reads (256 KiB queue)").isBetween(1, 8);
+        try (java.io.InputStream in = big.body()) {
+            assertThat(in.readAllBytes()).hasSize(400 * 65536);
+        }
+        assertThat(call(echo, AppRequest.get("/big-sent")).bodyText()).isEqualTo("400");
+    }
+
+    @Test
+    void closingAStreamEarlyCancelsTheApp() throws Exception {
+        StreamedResponse forever = echo.stream(AppRequest.get("/forever")).get(20, TimeUnit.SECONDS);
+        try (java.io.InputStream in = forever.body()) {
+            assertThat(new String(in.readNBytes(50_000), StandardCharsets.US_ASCII)).startsWith("tick\n");
+        }
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+        while (!Files.readString(lifespanLog).contains("forever cancelled") && System.nanoTime() < deadline) {
+            Thread.sleep(20);
+        }
+        assertThat(Files.readString(lifespanLog)).contains("forever cancelled");
+    }
+
+    @Test
     void anAppThatFailsBeforeAnsweringGivesA500() throws Exception {
         AppResponse response = call(echo, AppRequest.get("/fail"));
         assertThat(response.status()).isEqualTo(500);

@@ -13,6 +13,7 @@ def _log(line):
             f.write(line + "\n")
 
 
+_big_sent = [0]
 _loop_thread = []  # the thread lifespan startup ran on: the event loop's
 
 
@@ -40,7 +41,12 @@ async def echo(scope, receive, send):
         await send({"type": "http.response.start", "status": 200, "headers": [(b"content-type", b"application/octet-stream")]})
         for i in range(int(path[len("/big/"):])):
             await send({"type": "http.response.body", "body": bytes([i % 251]) * 65536, "more_body": True})
+            _big_sent[0] = i + 1
         await send({"type": "http.response.body", "body": b""})
+        return
+    if path == "/big-sent":  # how many chunks the last /big has sent so far
+        await send({"type": "http.response.start", "status": 200, "headers": [(b"content-type", b"text/plain")]})
+        await send({"type": "http.response.body", "body": str(_big_sent[0]).encode()})
         return
     if path == "/forever":  # a line every 10 ms until the client leaves
         await send({"type": "http.response.start", "status": 200, "headers": [(b"content-type", b"text/plain")]})
@@ -72,6 +78,12 @@ async def echo(scope, receive, send):
         "on_loop_thread": threading.get_ident() in _loop_thread,
         "tls": scope.get("extensions", {}).get("tls") is not None,
     }
+    tls = scope.get("extensions", {}).get("tls")
+    if tls:
+        report["tls_client_cert_name"] = tls["client_cert_name"]
+        report["tls_client_chain"] = len(tls["client_cert_chain"])
+        report["tls_version"] = tls["tls_version"]
+        report["tls_cipher_suite"] = tls["cipher_suite"]
     status = int(dict(scope["headers"]).get(b"x-status", b"200"))
     await send({"type": "http.response.start", "status": status, "headers": [
         (b"content-type", b"application/json"), (b"x-one", b"1"), (b"set-cookie", b"a=1"), (b"set-cookie", b"b=2")]})

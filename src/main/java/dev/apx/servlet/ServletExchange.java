@@ -104,7 +104,7 @@ final class ServletExchange implements Response {
             public void onStartAsync(AsyncEvent event) {
             }
         });
-        exchange = http.open(head, this);
+        // before the app can send: the app's thread may write as soon as open() has queued the request
         out.setWriteListener(new WriteListener() {
             @Override
             public void onWritePossible() {
@@ -116,6 +116,7 @@ final class ServletExchange implements Response {
                 clientGone();
             }
         });
+        exchange = http.open(head, this);
         if (head.bodyless()) {
             exchange.body(NO_BODY, true);
             exchange.readComplete();
@@ -201,6 +202,8 @@ final class ServletExchange implements Response {
                 }
             } catch (IOException e) {
                 clientGone();
+                return;
+            } catch (IllegalStateException over) { // a resume after the response completed: nothing left to read
                 return;
             }
         }

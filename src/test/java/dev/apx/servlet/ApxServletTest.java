@@ -45,6 +45,8 @@ class ApxServletTest {
     private static PythonApp wsgi;
     private static Server jetty;
     private static String base;
+    private static String tlsBase;
+    private static dev.apx.server.tls.TestCerts certs;
     private static Path log;
     private static HttpClient client;
     /** The framework wheels exist for CPython 3.11 only. */
@@ -62,6 +64,9 @@ class ApxServletTest {
         connector.setHost("127.0.0.1");
         connector.setPort(0);
         jetty.addConnector(connector);
+        certs = new dev.apx.server.tls.TestCerts(Files.createTempDirectory("apx-servlet-tls"));
+        ServerConnector https = httpsConnector(jetty);
+        jetty.addConnector(https);
         ServletContextHandler context = new ServletContextHandler("/ctx");
         mount(context, new ApxServlet(echo), "/py/*");
         if (fastapi != null) {
@@ -78,7 +83,34 @@ class ApxServletTest {
         jetty.setHandler(context);
         jetty.start();
         base = "http://127.0.0.1:" + connector.getLocalPort() + "/ctx";
+        tlsBase = "https://localhost:" + https.getLocalPort() + "/ctx";
         client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+    }
+
+    /** HTTPS with the test CA's server certificate, asking for a client certificate. */
+    private static ServerConnector httpsConnector(Server server) throws Exception {
+        String pem = Files.readString(certs.serverKey).replaceAll("-----[A-Z ]+-----", "").replaceAll("\\s", "");
+        java.security.PrivateKey key = java.security.KeyFactory.getInstance("RSA")
+                .generatePrivate(new java.security.spec.PKCS8EncodedKeySpec(java.util.Base64.getDecoder().decode(pem)));
+        java.security.KeyStore keys = java.security.KeyStore.getInstance("PKCS12");
+        keys.load(null, null);
+        keys.setKeyEntry("server", key, "pw".toCharArray(), new java.security.cert.Certificate[]{certs.server, certs.ca});
+        java.security.KeyStore trust = java.security.KeyStore.getInstance("PKCS12");
+        trust.load(null, null);
+        trust.setCertificateEntry("ca", certs.ca);
+        org.eclipse.jetty.util.ssl.SslContextFactory.Server tls = new org.eclipse.jetty.util.ssl.SslContextFactory.Server();
+        tls.setKeyStore(keys);
+        tls.setKeyStorePassword("pw");
+        tls.setTrustStore(trust);
+        tls.setWantClientAuth(true);
+        org.eclipse.jetty.server.HttpConfiguration config = new org.eclipse.jetty.server.HttpConfiguration();
+        org.eclipse.jetty.server.SecureRequestCustomizer secure = new org.eclipse.jetty.server.SecureRequestCustomizer();
+        secure.setSniHostCheck(false);
+        config.addCustomizer(secure);
+        ServerConnector connector = new ServerConnector(server, tls, new org.eclipse.jetty.server.HttpConnectionFactory(config));
+        connector.setHost("127.0.0.1");
+        connector.setPort(0);
+        return connector;
     }
 
     private static void mount(ServletContextHandler context, ApxServlet servlet, String path) {
@@ -115,6 +147,19 @@ class ApxServletTest {
         assertThat(response.body()).contains("\"path\": \"/ctx/py/a b/c\"", "\"root_path\": \"/ctx/py\"", "\"raw_path\": \"/ctx/py/a%20b/c\"",
                 "\"query_string\": \"x=1&y=%2F\"", "[\"x-thing\", \"t\"]", "\"client\": [\"127.0.0.1\", ", "\"server\": [\"127.0.0.1\", ",
                 "\"scheme\": \"http\"", "\"http_version\": \"1.1\"", "\"on_loop_thread\": true");
+    }
+
+    @Test
+    void theContainersTlsIsInTheScope() throws Exception {
+        try (HttpClient https = HttpClient.newBuilder().sslContext(certs.clientContext(true)).version(HttpClient.Version.HTTP_1_1).build()) {
+            String report = https.send(HttpRequest.newBuilder(URI.create(tlsBase + "/py/secure")).build(),
+                    HttpResponse.BodyHandlers.ofString()).body();
+            assertThat(report).contains("\"scheme\": \"https\"", "\"tls\": true", "\"tls_client_cert_name\": \"O=apx,CN=client one\"",
+                    "\"tls_client_chain\": 2", "\"path\": \"/ctx/py/secure\"");
+            // Jetty names no protocol in the Servlet attributes (Tomcat's secure_protocol): None, as the ASGI spec allows
+            assertThat(report).containsPattern("\"tls_version\": (null|77[12])");
+            assertThat(report).containsPattern("\"tls_cipher_suite\": \\d+");
+        }
     }
 
     @Test
@@ -156,6 +201,26 @@ class ApxServletTest {
         for (int i = 0; i < 160; i++) {
             assertThat(body[i * 65536]).isEqualTo((byte) (i % 251));
         }
+    }
+
+    @Test
+    void aClientThatDoesNotReadHoldsTheAppBack() throws Exception {
+        try (Socket socket = new Socket("127.0.0.1", URI.create(base).getPort())) {
+            socket.setReceiveBufferSize(64 * 1024);
+            OutputStream out = socket.getOutputStream();
+            out.write("GET /ctx/py/big/1000 HTTP/1.1\r\nHost: x\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
+            out.flush();
+            assertThat(new String(socket.getInputStream().readNBytes(12), StandardCharsets.US_ASCII)).isEqualTo("HTTP/1.1 200");
+            Thread.sleep(500);
+            int sent = Integer.parseInt(echo.call(dev.apx.AppRequest.get("/big-sent")).get(20, TimeUnit.SECONDS).bodyText());
+            // 1000 chunks are 64 MiB; what is sent is the app's 64 KiB queue, Jetty's buffer and the sockets'
+            assertThat(sent).as("64 KiB chunks sent to a client that reads nothing").isLessThan(300);
+        }
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+        while (echo.inFlight() > 0 && System.nanoTime() < deadline) {
+            Thread.sleep(50);
+        }
+        assertThat(echo.inFlight()).isZero();
     }
 
     @Test

@@ -28,11 +28,11 @@ public final class JavaHost {
     }
 
     public static void main(String[] args) throws Exception {
-        if (args.length != 4) {
-            System.err.println("usage: JavaHost jetty|tomcat PORT PYTHON APP_DIR");
+        if (args.length != 4 && args.length != 5) {
+            System.err.println("usage: JavaHost jetty|tomcat PORT PYTHON APP_DIR [APP]");
             System.exit(2);
         }
-        PythonApp app = Apx.python(Path.of(args[2])).app("hosted:app", Path.of(args[3]));
+        PythonApp app = Apx.python(Path.of(args[2])).app(args.length > 4 ? args[4] : "hosted:app", Path.of(args[3]));
         int port = Integer.parseInt(args[1]);
         Container container = switch (args[0]) {
             case "jetty" -> JettyHost.start(port, app);

@@ -1,0 +1,49 @@
+package dev.apx;
+
+import java.io.InputStream;
+import java.util.List;
+
+/**
+ * The head of a response whose body is read as it comes ({@link PythonApp#stream}): the app's
+ * {@code send()} waits while {@link #body()} holds more than 256 KiB unread, so a large or endless
+ * body never piles up in memory. Closing the body before its end tells the app the client left
+ * ({@code http.disconnect}, then {@code CancelledError}).
+ */
+public final class StreamedResponse {
+    private final int status;
+    private final List<Header> headers;
+    private final InputStream body;
+
+    StreamedResponse(int status, List<Header> headers, InputStream body) {
+        this.status = status;
+        this.headers = List.copyOf(headers);
+        this.body = body;
+    }
+
+    public int status() {
+        return status;
+    }
+
+    /** Name/value pairs in order, duplicates kept. */
+    public List<Header> headers() {
+        return headers;
+    }
+
+    /** The first value of header {@code name} (any case), or null. */
+    public String header(String name) {
+        for (Header header : headers) {
+            if (header.name().equalsIgnoreCase(name)) {
+                return header.value();
+            }
+        }
+        return null;
+    }
+
+    /**
+     * The body as the app sends it; {@code read} blocks until the app sends more (use a virtual
+     * thread or a thread of your own, not an event loop's). It throws an IOException if the app breaks off.
+     */
+    public InputStream body() {
+        return body;
+    }
+}
