@@ -11,21 +11,35 @@ import java.util.Optional;
  */
 public final class TestPython {
     private static Interpreter interpreter;
+    private static Interpreter isolated;
 
     private TestPython() {
     }
 
     public static synchronized Interpreter interpreter() {
         if (interpreter == null) {
-            interpreter = Interpreter.start(install());
-            Path testHelpers = Path.of("target/test-classes/python").toAbsolutePath();
-            interpreter.run(gil -> {
-                try (PyRef sys = gil.importModule("sys"); PyRef path = sys.getAttr(gil, "path")) {
-                    path.callMethod(gil, "append", testHelpers.toString()).close();
-                }
-            });
+            interpreter = withTestHelpers(Interpreter.start(install()));
         }
         return interpreter;
+    }
+
+    /** A second runtime of the same Python in a glibc namespace of its own, shared by the tests of one JVM. */
+    public static synchronized Interpreter isolated() {
+        if (isolated == null) {
+            isolated = withTestHelpers(Interpreter.startIsolated(install()));
+        }
+        return isolated;
+    }
+
+    /** {@code runtime} with apx's test helpers (apxtest) on its sys.path. */
+    static Interpreter withTestHelpers(Interpreter runtime) {
+        Path testHelpers = Path.of("target/test-classes/python").toAbsolutePath();
+        runtime.run(gil -> {
+            try (PyRef sys = gil.importModule("sys"); PyRef path = sys.getAttr(gil, "path")) {
+                path.callMethod(gil, "append", testHelpers.toString()).close();
+            }
+        });
+        return runtime;
     }
 
     public static PythonInstall install() {
