@@ -25,9 +25,15 @@ final class Runtimes {
         List<CompletableFuture<T>> started = new ArrayList<>();
         for (int i = 0; i < count; i++) {
             CompletableFuture<T> result = new CompletableFuture<>();
-            Thread.ofPlatform().name("apx-runtime-start-" + (i + 1)).start(() -> {
+            int runtime = i + 1;
+            Thread.ofPlatform().name("apx-runtime-start-" + runtime).start(() -> {
                 try {
-                    result.complete(load.apply(Interpreter.startIsolated(install)));
+                    Interpreter interpreter = Interpreter.startIsolated(install);
+                    try {
+                        result.complete(load.apply(interpreter));
+                    } catch (PythonException e) {
+                        result.completeExceptionally(secondImportFailed(runtime, e));
+                    }
                 } catch (Throwable t) {
                     result.completeExceptionally(t);
                 }
@@ -51,5 +57,18 @@ final class Runtimes {
             }
         }
         return loaded;
+    }
+
+    /**
+     * The app imported in the first runtime and failed in another: what differs is that the process
+     * already holds one copy, so name that (and the static TLS remedy when glibc ran out of it).
+     */
+    private static PythonSetupException secondImportFailed(int runtime, PythonException e) {
+        System.err.print(e.pythonTraceback());
+        String cause = e.getMessage().contains("static TLS")
+                ? "glibc's static TLS is used up; start the JVM with GLIBC_TUNABLES=glibc.rtld.optional_static_tls=1024 (bin/apx sets it)"
+                : "it imported in the first runtime, so something it loads (a C extension or a library) cannot be loaded twice in one"
+                + " process; use --workers instead";
+        return new PythonSetupException("cannot load the app in runtime " + runtime + " of --interpreters: " + e.getMessage() + " (" + cause + ")");
     }
 }

@@ -23,11 +23,16 @@ final class AsgiHarness implements AutoCloseable {
     record Outcome(int status, String body, String errorType, String errorMessage, int hops, int suspensions) {
     }
 
-    final Interpreter python = TestPython.interpreter();
+    final Interpreter python;
     final Bridge bridge;
     private final PyRef doneFuture;
 
     AsgiHarness(BridgeConfig config) {
+        this(config, TestPython.interpreter());
+    }
+
+    AsgiHarness(BridgeConfig config, Interpreter python) {
+        this.python = python;
         bridge = Bridge.start(python, config);
         CompletableFuture<PyRef> done = new CompletableFuture<>();
         bridge.runOnLoop(gil -> {

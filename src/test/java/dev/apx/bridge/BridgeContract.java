@@ -42,6 +42,11 @@ abstract class BridgeContract {
         return 25_000;
     }
 
+    /** The runtime the bridge runs in: the base one unless a subclass says otherwise. */
+    dev.apx.python.Interpreter interpreter() {
+        return dev.apx.python.TestPython.interpreter();
+    }
+
     /** Whether this Python can run the configuration (uvloop wheels exist for 3.11 only). */
     boolean supported() {
         return true;
@@ -50,7 +55,7 @@ abstract class BridgeContract {
     @BeforeAll
     void startBridge() {
         org.junit.jupiter.api.Assumptions.assumeTrue(supported(), "not available on this Python");
-        harness = new AsgiHarness(config());
+        harness = new AsgiHarness(config(), interpreter());
     }
 
     @AfterAll

@@ -100,12 +100,35 @@ class RuntimesIT {
 
     @Test
     void moreInterpretersThanNamespacesIsRefusedInOneLine() throws Exception {
-        Process process = new ProcessBuilder(ProcessHandle.current().info().command().orElseThrow(), "--enable-native-access=ALL-UNNAMED",
-                "-jar", Path.of(System.getProperty("apx.jar", "target/apx.jar")).toAbsolutePath().toString(),
-                "--interpreters", "17", "apxtest.runtimes_app:app").redirectErrorStream(true).start();
+        Finished finished = run("--interpreters", "17", "apxtest.runtimes_app:app");
+        assertThat(finished.exitCode()).isEqualTo(1);
+        assertThat(finished.output().strip()).isEqualTo("apx: error: --interpreters must be 1 to 16 (glibc has 16 link-map namespaces), got 17");
+    }
+
+    @Test
+    void anAppThatCannotLoadTwiceInOneProcessIsNamedInOneLine() throws Exception {
+        Finished finished = run("--interpreters", "2", "apxtest.once_per_process_app:app");
+        assertThat(finished.exitCode()).as(finished.output()).isEqualTo(1);
+        assertThat(finished.output().lines().filter(line -> line.startsWith("apx: error: ")).toList()).containsExactly(
+                "apx: error: cannot load the app in runtime 1 of --interpreters: ImportError: once_per_process_app is already loaded"
+                        + " in this process (it imported in the first runtime, so something it loads (a C extension or a library)"
+                        + " cannot be loaded twice in one process; use --workers instead)");
+        assertThat(finished.output()).contains("Traceback (most recent call last)").doesNotContain("Exception in thread");
+    }
+
+    private record Finished(int exitCode, String output) {
+    }
+
+    /** apx with {@code args} on the test apps, to its exit (stdout and stderr together). */
+    private static Finished run(String... args) throws Exception {
+        List<String> command = new ArrayList<>(List.of(ProcessHandle.current().info().command().orElseThrow(),
+                "--enable-native-access=ALL-UNNAMED", "-jar", Path.of(System.getProperty("apx.jar", "target/apx.jar")).toAbsolutePath().toString(),
+                "--python", Path.of(System.getProperty("apx.python311", ".venv/py3.11/bin/python")).toAbsolutePath().toString(),
+                "--app-dir", Path.of("target/test-classes/python").toAbsolutePath().toString(), "--port", "0"));
+        command.addAll(List.of(args));
+        Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
         String output = new String(process.getInputStream().readAllBytes());
-        assertThat(process.waitFor(30, TimeUnit.SECONDS)).isTrue();
-        assertThat(process.exitValue()).isEqualTo(1);
-        assertThat(output.strip()).isEqualTo("apx: error: --interpreters must be 1 to 16 (glibc has 16 link-map namespaces), got 17");
+        assertThat(process.waitFor(60, TimeUnit.SECONDS)).isTrue();
+        return new Finished(process.exitValue(), output);
     }
 }

@@ -5,7 +5,6 @@ import org.junit.jupiter.api.Test;
 
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
@@ -15,6 +14,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
  * Whole CPython runtimes side by side in one JVM: the base namespace's (TestPython's) and two more,
@@ -35,14 +35,7 @@ class RuntimesTest {
     }
 
     private static Interpreter isolated() {
-        Interpreter runtime = Interpreter.startIsolated(TestPython.install());
-        Path testHelpers = Path.of("target/test-classes/python").toAbsolutePath();
-        runtime.run(gil -> {
-            try (PyRef sys = gil.importModule("sys"); PyRef path = sys.getAttr(gil, "path")) {
-                path.callMethod(gil, "append", testHelpers.toString()).close();
-            }
-        });
-        return runtime;
+        return TestPython.withTestHelpers(Interpreter.startIsolated(TestPython.install()));
     }
 
     /**
@@ -210,5 +203,34 @@ class RuntimesTest {
             thread.join(60_000);
             assertThat(failures).isEmpty();
         }
+    }
+
+    /**
+     * libpython3.13's constructor sets a key of its namespace's fresh libc on the thread that loads it,
+     * over the JVM's key 0, which the JVM's signal handler reads to know its thread: the next
+     * implicit null check in compiled code on that thread (a SIGSEGV the JVM turns into a
+     * NullPointerException) then crashed the JVM.
+     */
+    @Test
+    void theThreadThatLoadedARuntimeStillGetsItsNullPointerExceptions() throws Exception {
+        List<Throwable> failures = new ArrayList<>();
+        Thread loader = Thread.ofPlatform().unstarted(() -> {
+            Interpreter third = isolated();
+            assertThat(helper(third, "compiled")).isEqualTo(9L);
+            long sum = 0;
+            for (int i = 0; i < 300_000; i++) {
+                sum += length("x" + (i & 7)); // compiled with an implicit null check
+            }
+            assertThat(sum).isEqualTo(600_000);
+            assertThatThrownBy(() -> length(null)).isInstanceOf(NullPointerException.class);
+        });
+        loader.setUncaughtExceptionHandler((t, e) -> failures.add(e));
+        loader.start();
+        loader.join(120_000);
+        assertThat(failures).isEmpty();
+    }
+
+    private static int length(String s) {
+        return s.length();
     }
 }

@@ -13,6 +13,7 @@ import java.util.Optional;
 public final class TestPython {
     private static Interpreter interpreter;
     private static List<?> startingSysPath; // before any test's app load puts its directory first
+    private static Interpreter isolated;
 
     private TestPython() {
     }
@@ -28,20 +29,34 @@ public final class TestPython {
 
     public static synchronized Interpreter interpreter() {
         if (interpreter == null) {
-            interpreter = Interpreter.start(install());
-            startingSysPath = interpreter.call(gil -> {
+            Interpreter started = Interpreter.start(install());
+            startingSysPath = started.call(gil -> {
                 try (PyRef sys = gil.importModule("sys")) {
                     return (List<?>) sys.getAttr(gil, "path").toJava(gil);
                 }
             });
-            Path testHelpers = Path.of("target/test-classes/python").toAbsolutePath();
-            interpreter.run(gil -> {
-                try (PyRef sys = gil.importModule("sys"); PyRef path = sys.getAttr(gil, "path")) {
-                    path.callMethod(gil, "append", testHelpers.toString()).close();
-                }
-            });
+            interpreter = withTestHelpers(started);
         }
         return interpreter;
+    }
+
+    /** A second runtime of the same Python in a glibc namespace of its own, shared by the tests of one JVM. */
+    public static synchronized Interpreter isolated() {
+        if (isolated == null) {
+            isolated = withTestHelpers(Interpreter.startIsolated(install()));
+        }
+        return isolated;
+    }
+
+    /** {@code runtime} with apx's test helpers (apxtest) on its sys.path. */
+    static Interpreter withTestHelpers(Interpreter runtime) {
+        Path testHelpers = Path.of("target/test-classes/python").toAbsolutePath();
+        runtime.run(gil -> {
+            try (PyRef sys = gil.importModule("sys"); PyRef path = sys.getAttr(gil, "path")) {
+                path.callMethod(gil, "append", testHelpers.toString()).close();
+            }
+        });
+        return runtime;
     }
 
     public static PythonInstall install() {

@@ -92,11 +92,19 @@ public final class LibPython {
                     + (MAX_NAMESPACES - 1) + " runtimes beside the first; runtime " + namespace + " cannot load");
         }
         PthreadKeys.reserveInBase(namespace);
+        String malloc = System.getenv("PYTHONMALLOC");
+        if (malloc != null && malloc.contains("mimalloc")) {
+            throw new LibraryLoadException("PYTHONMALLOC=" + malloc + ": mimalloc sets a pthread key of its own libc on every thread,"
+                    + " over the JVM's; unset it to run more than one runtime");
+        }
         MemorySegment handle;
+        MemorySegment[] firstBlock = PthreadKeys.saveFirstBlock();
         try (Arena arena = Arena.ofConfined()) {
             handle = (MemorySegment) Dl.DLMOPEN.invokeExact(LM_ID_NEWLM, arena.allocateFrom(path.toString()), RTLD_NOW);
         } catch (Throwable t) {
             throw new LibraryLoadException("dlmopen failed for " + path + ": " + t);
+        } finally {
+            PthreadKeys.restoreFirstBlock(firstBlock); // what the library's constructors set on this thread over the JVM's keys
         }
         if (handle.equals(MemorySegment.NULL)) {
             String error = Dl.lastError();

@@ -37,6 +37,7 @@ final class PthreadKeys {
     private static final MethodHandle BASE_CREATE = base("pthread_key_create", CREATE);
     private static final MethodHandle BASE_DELETE = base("pthread_key_delete", DELETE);
     private static final MethodHandle BASE_SET = base("pthread_setspecific", SET);
+    private static final MethodHandle BASE_GET = base("pthread_getspecific", FunctionDescriptor.of(ADDRESS, JAVA_INT));
     private static final MethodHandle ANY_CREATE = LINKER.downcallHandle(CREATE);
     private static final MethodHandle ANY_DELETE = LINKER.downcallHandle(DELETE);
     private static final MemorySegment NON_NULL = MemorySegment.ofAddress(1);
@@ -122,6 +123,36 @@ final class PthreadKeys {
         if (inRange != RANGE) {
             throw new LibraryLoadException("runtime " + namespace + "'s libc already holds " + (RANGE - inRange)
                     + " of its pthread keys " + low + ".." + (low + RANGE - 1));
+        }
+    }
+
+    /**
+     * The current thread's values of the base libc's keys of the first block (0..31), where the
+     * JVM's own keys are. A library loaded into a new namespace may create and set keys from its
+     * constructor, before {@link #confineNamespace} can run: libpython3.13's (mimalloc's) takes key
+     * 0 of its fresh libc and sets it on the loading thread, over the JVM's key 0, which the JVM's
+     * signal handler reads to find its thread (a crash at the next implicit null check).
+     */
+    static MemorySegment[] saveFirstBlock() {
+        MemorySegment[] values = new MemorySegment[BLOCK];
+        try {
+            for (int key = 0; key < BLOCK; key++) {
+                values[key] = (MemorySegment) BASE_GET.invokeExact(key);
+            }
+        } catch (Throwable t) {
+            throw Binder.rethrow(t);
+        }
+        return values;
+    }
+
+    /** Puts back what {@link #saveFirstBlock} read, with the base libc's sequence numbers (keys it does not hold are refused: ignored). */
+    static void restoreFirstBlock(MemorySegment[] values) {
+        try {
+            for (int key = 0; key < BLOCK; key++) {
+                int ignored = (int) BASE_SET.invokeExact(key, values[key]);
+            }
+        } catch (Throwable t) {
+            throw Binder.rethrow(t);
         }
     }
 
