@@ -167,7 +167,7 @@ public final class Main implements Callable<Integer> {
     WebSocketOptions webSockets = new WebSocketOptions();
 
     // Startup (issues 13, 28): requests over loopback TCP to a server of apx's own app before the port opens.
-    @Option(names = "--warmup", paramLabel = "REQUESTS", defaultValue = "2000",
+    @Option(names = "--warmup", paramLabel = "REQUESTS", defaultValue = "500",
             description = "Before the port opens, send about this many requests (HTTP/1.1, h2, WebSocket messages; TLS when "
                     + "configured) over loopback TCP to a server of apx's own on 127.0.0.1 with a built-in app (never APP), "
                     + "closed before the port opens, so the first clients meet compiled code; 0 turns it off. Default: ${DEFAULT-VALUE}.")
