@@ -1,5 +1,7 @@
 package dev.apx;
 
+import dev.apx.server.api.Response;
+
 import dev.apx.host.ApiAccess;
 import dev.apx.host.HostedApp;
 import dev.apx.host.Interface;
@@ -84,7 +86,7 @@ public final class PythonApp implements AutoCloseable {
     }
 
     /** Opens the request's exchange and hands it the whole body, as a server would after reading it. */
-    private Exchange open(AppRequest request, dev.apx.server.Response response) {
+    private Exchange open(AppRequest request, dev.apx.server.api.Response response) {
         byte[] body = request.bodyNoCopy();
         RequestHead head = new RequestHead(request.method(), request.pathAndQuery(), "HTTP/1.1", headers(request, body),
                 null, null, null, body.length == 0);

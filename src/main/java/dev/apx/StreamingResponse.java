@@ -1,7 +1,9 @@
 package dev.apx;
 
-import dev.apx.server.Exchange;
-import dev.apx.server.Response;
+import dev.apx.server.api.Response;
+
+import dev.apx.server.api.Exchange;
+
 
 import java.io.IOException;
 import java.io.InputStream;
