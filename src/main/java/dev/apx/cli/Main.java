@@ -196,7 +196,7 @@ public final class Main implements Callable<Integer> {
             description = "Replace a worker whose event loop does not answer the supervisor within this time. Default: ${DEFAULT-VALUE}.")
     int timeoutWorkerHealthcheck;
 
-    @Option(names = "--reload", description = "Restart the worker when a watched file changes (development).")
+    @Option(names = "--reload", description = "Load the new code when a watched file changes (development): into fresh Python runtimes of the running worker, or by restarting it when it cannot.")
     boolean reload;
 
     @Option(names = "--reload-dir", paramLabel = "PATH",
