@@ -33,12 +33,7 @@ public final class AppResponse {
 
     /** The first value of header {@code name} (any case), or null. */
     public String header(String name) {
-        for (Header header : headers) {
-            if (header.name().equalsIgnoreCase(name)) {
-                return header.value();
-            }
-        }
-        return null;
+        return Header.first(headers, name);
     }
 
     /** The body (a copy). */

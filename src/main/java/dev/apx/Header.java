@@ -1,5 +1,6 @@
 package dev.apx;
 
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 
@@ -11,6 +12,16 @@ public record Header(String name, String value) implements Map.Entry<String, Str
     public Header {
         Objects.requireNonNull(name, "name");
         Objects.requireNonNull(value, "value");
+    }
+
+    /** The value of the first of {@code headers} named {@code name} (any case), or null. */
+    static String first(List<Header> headers, String name) {
+        for (Header header : headers) {
+            if (header.name().equalsIgnoreCase(name)) {
+                return header.value();
+            }
+        }
+        return null;
     }
 
     @Override

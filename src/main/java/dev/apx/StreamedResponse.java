@@ -31,12 +31,7 @@ public final class StreamedResponse {
 
     /** The first value of header {@code name} (any case), or null. */
     public String header(String name) {
-        for (Header header : headers) {
-            if (header.name().equalsIgnoreCase(name)) {
-                return header.value();
-            }
-        }
-        return null;
+        return Header.first(headers, name);
     }
 
     /**
