@@ -149,9 +149,7 @@ final class Serve {
         WorkerLink link = options.workerLink;
         if (link != null) { // the supervisor said where it runs
             link.supervisorGone().thenRun(stopRequested::countDown);
-            if (options.reload) {
-                link.onReload(this::reloadInProcess);
-            }
+            link.onReload(this::reloadInProcess); // --reload's changes, and SIGHUP to a --workers supervisor
             link.ready(served.onLoop());
         } else if (options.fd != null) {
             Log.info("apx running on socket " + options.fd + (server.port() > 0 ? " (port " + server.port() + ")" : "") + " (Press CTRL+C to quit)");

@@ -19,7 +19,7 @@ import java.util.concurrent.TimeUnit;
  * never started stops the supervisor (exit 3, its traceback shown once), one whose event loop does not
  * answer within {@code --timeout-worker-healthcheck} is killed and replaced, one past
  * {@code --limit-max-requests} is replaced the rolling way (the new one serves before the old one drains).
- * SIGHUP replaces them all that way; SIGTTIN / SIGTTOU add or remove one; SIGINT / SIGTERM stop them
+ * SIGHUP loads the app again in each worker, one after another (fresh runtimes inside it, or the rolling way); SIGTTIN / SIGTTOU add or remove one; SIGINT / SIGTERM stop them
  * (each drains within its {@code --timeout-graceful-shutdown}) and exit 0.
  *
  * <p>Worker {@code i} of the list is slot {@code i} ({@code APX_WORKER_ID}), and its replacements take
@@ -108,7 +108,7 @@ public final class Supervisor {
             case "HUP" -> {
                 Log.info("Received SIGHUP, restarting processes.");
                 for (int i = 0; i < workers.size() && !shouldExit; i++) {
-                    if (!replace(i, Restart.RELOAD)) {
+                    if (!reload(i)) {
                         return;
                     }
                 }
@@ -159,6 +159,37 @@ public final class Supervisor {
             } else if (worker.takeRecycleRequest()) {
                 Log.info("Child process [" + worker.pid() + "] reached its request limit; replacing it.");
                 replace(i, Restart.MAX_REQUESTS);
+            }
+        }
+    }
+
+    /**
+     * SIGHUP for worker {@code i}: the app's code loaded again into fresh runtimes inside the worker
+     * (no new JVM: docs/interpreters.md), else a new worker the rolling way ({@link #replace}); false
+     * when the new code did not start (the old keeps serving and the rest of the restart is aborted).
+     */
+    private boolean reload(int i) {
+        Worker worker = workers.get(i);
+        String outcome;
+        try {
+            outcome = worker.reload().get(STARTUP_SECONDS, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+            outcome = WorkerLink.RELOAD_BY_RESTART;
+        }
+        switch (outcome) {
+            case WorkerLink.RELOADED -> {
+                counted(Restart.RELOAD);
+                return true;
+            }
+            case WorkerLink.RELOAD_FAILED -> {
+                Log.error("Worker [" + worker.pid() + "] could not start the app again; keeping its code and aborting the restart.");
+                return false;
+            }
+            default -> {
+                return replace(i, Restart.RELOAD);
             }
         }
     }
