@@ -62,6 +62,7 @@ class PythonMetricsTest {
         });
         Map<String, Double> after = scrape(s -> s.get("apx_python_loop_lag_seconds_sum") - lagBefore >= 0.3
                 && s.get("apx_python_gc_collections_total{generation=\"2\"}") > before.get("apx_python_gc_collections_total{generation=\"2\"}")
+                && s.get("apx_python_gc_pause_seconds_total{generation=\"2\"}") > before.get("apx_python_gc_pause_seconds_total{generation=\"2\"}")
                 && s.getOrDefault("apx_python_gil_wait_seconds_count{thread=\"probe\"}", 0.0) > 0);
 
         assertThat(after.get("apx_python_loop_lag_seconds_sum") - lagBefore).as("the 600 ms the loop was blocked, less one probe interval").isGreaterThanOrEqualTo(0.3);
