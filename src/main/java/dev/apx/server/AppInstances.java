@@ -17,7 +17,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 /**
  * The app instances a server spreads its connections over (one per Python runtime with
  * {@code --interpreters N}). Each accepted connection goes to the instance with the fewest open
- * connections and stays there: its keep-alive requests, its WebSocket and its HTTP/2 streams.
+ * connections (ties in turn) and stays there: its keep-alive requests, its WebSocket and its HTTP/2 streams.
  *
  * <p>{@link #replace} puts a fresh instance in an old one's place (reload, recycling): new
  * connections go to the fresh one at once, the old one's connections are asked to finish (as at a
@@ -35,6 +35,7 @@ final class AppInstances {
     private final ServerState base;
     private final List<Served> serving = new CopyOnWriteArrayList<>();
     private final List<Served> retiring = new CopyOnWriteArrayList<>();
+    private final AtomicInteger turn = new AtomicInteger();
 
     AppInstances(ServerState base, List<AppInstance> instances) {
         if (instances.isEmpty()) {
@@ -50,7 +51,10 @@ final class AppInstances {
     ServerState assign(Channel channel) {
         while (true) {
             Served chosen = null;
-            for (Served candidate : serving) {
+            int count = serving.size();
+            int first = Math.floorMod(turn.getAndIncrement(), count); // ties go round: one client's sequential connections spread too
+            for (int i = 0; i < count; i++) {
+                Served candidate = serving.get((first + i) % count);
                 if (chosen == null || candidate.open.get() < chosen.open.get()) {
                     chosen = candidate;
                 }
