@@ -95,19 +95,44 @@ class Server:
         raise RuntimeError(f"{self.label}: no 200 within {limit} s: {self.log()[-2000:]}")
 
     def wait_runtimes(self, count, limit=60):
-        """Fresh connections on GET /runtime until count distinct runtimes answered; when each first did."""
+        """When each of count runtimes (or workers) first answered GET /runtime; what told them apart.
+
+        apx gives a new connection to the runtime with the fewest open connections, so one
+        connection at a time would always reach the first: each try holds count fresh connections
+        open at once (so they land on count runtimes), then asks /runtime on each."""
         seen = {}
         while len(seen) < count:
             if time.monotonic() - self.launched > limit:
                 raise RuntimeError(f"{self.label}: only {len(seen)} of {count} runtimes answered in {limit} s")
             self.check()
-            answer = self.get("/runtime")
-            if answer and answer[0] == 200:
-                key = tuple(sorted(json.loads(answer[1]).items()))
-                seen.setdefault(key, time.monotonic() - self.launched)
-            else:
+            for body in self.concurrent_gets("/runtime", count):
+                if body is not None:
+                    key = tuple(sorted(json.loads(body).items()))
+                    seen.setdefault(key, time.monotonic() - self.launched)
+            if len(seen) < count:
                 time.sleep(0.005)
         return sorted(seen.values())
+
+    def concurrent_gets(self, path, count):
+        """count connections opened together, then one GET each: the bodies of the 200s (None for others)."""
+        sockets, bodies = [], []
+        try:
+            for _ in range(count):
+                try:
+                    sockets.append(socket.create_connection(("127.0.0.1", self.port), timeout=5))
+                except OSError:
+                    pass
+            time.sleep(0.01)  # every connection accepted (and assigned) before any request
+            for s in sockets:
+                try:
+                    s.sendall(f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".encode())
+                    bodies.append(read_response(s))
+                except OSError:
+                    bodies.append(None)
+        finally:
+            for s in sockets:
+                s.close()
+        return bodies
 
     def tree(self):
         """The server's pids: the launched process and all its descendants."""
@@ -160,6 +185,24 @@ class Server:
             pass
         if self in Server.running:
             Server.running.remove(self)
+
+
+def read_response(s):
+    """The body of one HTTP/1.1 response with Content-Length, or None when it is not a 200."""
+    data = b""
+    while b"\r\n\r\n" not in data:
+        chunk = s.recv(65536)
+        if not chunk:
+            return None
+        data += chunk
+    head, body = data.split(b"\r\n\r\n", 1)
+    length = int(re.search(rb"(?i)content-length:\s*(\d+)", head).group(1))
+    while len(body) < length:
+        chunk = s.recv(65536)
+        if not chunk:
+            return None
+        body += chunk
+    return body[:length] if head.split(b" ", 2)[1] == b"200" else None
 
 
 def wrk(port, seconds, path=JSON_PATH):
