@@ -32,7 +32,12 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -55,8 +60,7 @@ final class Serve {
     private Protocols protocols;
     private LogConfig logConfig; // null without --log-config
     private volatile List<HostedApp> hosted; // one per runtime, the first in the base namespace until a reload
-    private volatile List<AppInstance> instances; // what the server serves of each, in the same order
-    private final List<HostedApp> retiring = new java.util.concurrent.CopyOnWriteArrayList<>(); // replaced by a reload, draining
+    private final List<HostedApp> retiring = new CopyOnWriteArrayList<>(); // replaced by a reload, draining
     private PythonInstall install;
     private AppSpec spec;
     private Server server;
@@ -182,7 +186,6 @@ final class Serve {
      */
     private synchronized String reloadInProcess() {
         List<HostedApp> old = hosted;
-        List<AppInstance> oldInstances = instances;
         if (Interpreter.isolatedRuntimesLeft() < old.size() || options.ioMode == IoMode.LOOP) {
             // no namespaces left for a whole new set; or the sockets run on the old runtime's loop thread
             Log.debug("reload: by restart (" + Interpreter.isolatedRuntimesLeft() + " runtimes fit, --io " + options.ioMode + ")");
@@ -196,11 +199,9 @@ final class Serve {
             Log.error("Reload: the new code failed to load, the previous code keeps serving:\n" + e.getMessage());
             return WorkerLink.RELOAD_FAILED;
         }
-        List<AppInstance> freshInstances = new ArrayList<>();
         try {
             for (HostedApp app : fresh) {
                 app.start(bridge -> { });
-                freshInstances.add(new AppInstance(app.http(), app.kind() == Interface.WSGI ? null : app.webSocket()));
             }
         } catch (Lifespan.StartupFailed | InterruptedException | RuntimeException e) {
             Log.error("Reload: the new code's startup failed, the previous code keeps serving: " + e.getMessage());
@@ -209,30 +210,28 @@ final class Serve {
             }
             return WorkerLink.RELOAD_FAILED;
         }
-        List<java.util.concurrent.CompletableFuture<Void>> drained = new ArrayList<>();
+        List<CompletableFuture<Void>> drained = new ArrayList<>();
         for (int i = 0; i < old.size(); i++) {
-            drained.add(server.replace(oldInstances.get(i), freshInstances.get(i)));
+            drained.add(server.replace(old.get(i).instance(), fresh.get(i).instance()));
         }
         retiring.addAll(old);
         hosted = fresh;
-        instances = freshInstances;
         Log.info(String.format("Reloaded in %.0f ms: the new code serves in %d fresh runtime(s) (%d more fit in this process)",
                 (System.nanoTime() - started) / 1e6, fresh.size(), Interpreter.isolatedRuntimesLeft()));
-        Thread.ofPlatform().name("apx-retire").start(() -> retire(old, oldInstances, drained));
+        Thread.ofPlatform().name("apx-retire").start(() -> retire(old, drained));
         return WorkerLink.RELOADED;
     }
 
     /** Waits for the replaced runtimes' connections (up to the graceful timeout, else 30 s), then ends their app's life. */
-    private void retire(List<HostedApp> old, List<AppInstance> oldInstances, List<java.util.concurrent.CompletableFuture<Void>> drained) {
+    private void retire(List<HostedApp> old, List<CompletableFuture<Void>> drained) {
         long seconds = options.timeoutGracefulShutdown == null ? 30 : options.timeoutGracefulShutdown;
         try {
-            java.util.concurrent.CompletableFuture.allOf(drained.toArray(java.util.concurrent.CompletableFuture[]::new))
-                    .get(seconds, java.util.concurrent.TimeUnit.SECONDS);
-        } catch (java.util.concurrent.TimeoutException e) {
-            oldInstances.forEach(server::closeConnectionsOf);
+            CompletableFuture.allOf(drained.toArray(CompletableFuture[]::new)).get(seconds, TimeUnit.SECONDS);
+        } catch (TimeoutException e) {
+            old.forEach(app -> server.closeConnectionsOf(app.instance()));
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-        } catch (java.util.concurrent.ExecutionException e) {
+        } catch (ExecutionException e) {
             // drained futures only complete normally
         }
         for (HostedApp app : old) {
@@ -332,14 +331,13 @@ final class Serve {
                     metrics.watch(bridge); // the first runtime's loop only, until metrics carry a runtime label
                 }
             }); // a failed startup in any runtime fails the server
-            apps.add(new AppInstance(app.http(), app.webSocket()));
+            apps.add(app.instance());
         }
         Bridge bridge = hosted.getFirst().bridge();
         if (options.warmup > 0) {
             Warmup.asgi(hosted.getFirst().interpreter(), bridge, config, options.asgiConfig(), wsConfig,
                     options.ioMode == IoMode.LOOP ? new LoopIoHost(bridge) : null, options.warmup);
         }
-        instances = apps;
         Server server = bind(config, apps, wsConfig, options.ioMode == IoMode.LOOP ? new LoopIoHost(bridge) : null);
         return new Served(server, task -> { // healthy when every runtime's loop answers: a blocked one fails the worker's check
             AtomicInteger waiting = new AtomicInteger(hosted.size());
@@ -364,9 +362,8 @@ final class Serve {
         List<AppInstance> apps = new ArrayList<>();
         for (HostedApp app : hosted) {
             app.start(bridge -> { });
-            apps.add(new AppInstance(app.http(), null));
+            apps.add(app.instance());
         }
-        instances = apps;
         Server server = bind(config, apps, null, null);
         return new Served(server, Runnable::run); // no loop to block: answer health checks at once
     }

@@ -7,6 +7,7 @@ import dev.apx.asgi.lifespan.Lifespan;
 import dev.apx.bridge.Bridge;
 import dev.apx.python.Interpreter;
 import dev.apx.python.PyRef;
+import dev.apx.server.api.AppInstance;
 import dev.apx.server.api.HttpApp;
 import dev.apx.wsgi.WsgiHttp;
 
@@ -112,6 +113,14 @@ public final class HostedApp implements AutoCloseable {
         AsgiConfig config = rootPaths.computeIfAbsent(mountPath, spec.asgi()::withMountPath);
         return asgi != null ? (head, response) -> asgi.open(head, response, config)
                 : (head, response) -> wsgi.open(head, response, config.app());
+    }
+
+    /**
+     * What a server serves of this app (after {@link #start}): its HTTP handler and websocket handler.
+     * Equal for every call, so a server can be asked to replace the instance it was given.
+     */
+    public AppInstance instance() {
+        return new AppInstance(http(), webSocket());
     }
 
     /** The websocket handler, or null for a WSGI app. */
