@@ -294,7 +294,11 @@ final class Serve {
             joins = joined;
         }
         return CompletableFuture.allOf(joined.toArray(CompletableFuture[]::new)).thenRun(() -> {
-            if (!more.isEmpty() && !startFailed) {
+            boolean ending;
+            synchronized (joinLock) {
+                ending = stopping || startFailed;
+            }
+            if (!more.isEmpty() && !ending) {
                 Log.info(String.format("Serving in %d runtimes, the last ready %.0f ms after the first", hosted.size(),
                         (System.nanoTime() - firstServing) / 1e6));
             }
