@@ -394,14 +394,19 @@ final class Serve {
             stopping = true; // a runtime still starting is shut down as it arrives
             pending = joins;
         }
+        long deadline = System.nanoTime() + CANCELLED_GRACE.toNanos(); // one still importing is not waited for longer
+        int abandoned = 0;
         for (CompletableFuture<Void> join : pending) {
             try {
-                join.get(30, TimeUnit.SECONDS);
+                join.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             } catch (ExecutionException | TimeoutException e) {
-                // a hung import: the process ends without it
+                abandoned++;
             }
+        }
+        if (abandoned > 0) {
+            Log.warning(abandoned + " runtime(s) still starting are left behind: the process ends without them");
         }
         try {
             Log.info("Shutting down");
