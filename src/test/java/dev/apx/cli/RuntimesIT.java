@@ -75,12 +75,8 @@ class RuntimesIT {
             }
             assertThat(webSocketRuntimes).isEqualTo(runtimes);
 
-            WorkersIT.signal(apx, "TERM");
-            assertThat(apx.awaitExit(30)).as(apx.stderr()).isZero();
-            assertThat(ApxProcess.count(apx.stderr(), "Application startup complete.")).isEqualTo(2);
-            assertThat(ApxProcess.count(apx.stderr(), "Application shutdown complete.")).isEqualTo(2);
+            stopsWithEachLifespanOnce(apx, 2);
             assertThat(apx.stderr()).contains("Finished server process");
-            apx.assertNoJavaStackTrace();
         }
     }
 
@@ -104,11 +100,7 @@ class RuntimesIT {
             }
             assertThat(joined).as("then all three serve").hasSize(3).containsAll(early);
 
-            WorkersIT.signal(apx, "TERM");
-            assertThat(apx.awaitExit(30)).as(apx.stderr()).isZero();
-            assertThat(ApxProcess.count(apx.stderr(), "Application startup complete.")).isEqualTo(3);
-            assertThat(ApxProcess.count(apx.stderr(), "Application shutdown complete.")).isEqualTo(3);
-            apx.assertNoJavaStackTrace();
+            stopsWithEachLifespanOnce(apx, 3);
         }
     }
 
@@ -119,15 +111,20 @@ class RuntimesIT {
                 "--interpreters", "2", "apxtest.slow_later_runtime_app:app")) {
             assertThat(WorkerLoad.get(apx.port, "/")).isNotEmpty();
             long stopped = System.nanoTime();
-            WorkersIT.signal(apx, "TERM");
-            assertThat(apx.awaitExit(30)).as(apx.stderr()).isZero();
+            stopsWithEachLifespanOnce(apx, 1);
             assertThat((System.nanoTime() - stopped) / 1_000_000_000.0).as("a runtime stuck in its import is not waited for long")
                     .isLessThan(15);
-            assertThat(ApxProcess.count(apx.stderr(), "Application startup complete.")).isEqualTo(1);
-            assertThat(ApxProcess.count(apx.stderr(), "Application shutdown complete.")).isEqualTo(1);
             assertThat(apx.stderr()).contains("1 runtime(s) still starting are left behind").doesNotContain("Serving in 2 runtimes");
-            apx.assertNoJavaStackTrace();
         }
+    }
+
+    /** SIGTERM: exit 0, lifespan startup and shutdown {@code runtimes} times each, no Java stack trace. */
+    private static void stopsWithEachLifespanOnce(ApxProcess apx, int runtimes) throws Exception {
+        WorkersIT.signal(apx, "TERM");
+        assertThat(apx.awaitExit(30)).as(apx.stderr()).isZero();
+        assertThat(ApxProcess.count(apx.stderr(), "Application startup complete.")).isEqualTo(runtimes);
+        assertThat(ApxProcess.count(apx.stderr(), "Application shutdown complete.")).isEqualTo(runtimes);
+        apx.assertNoJavaStackTrace();
     }
 
     /** Sends {@code text} on a new WebSocket and returns the first message back. */
