@@ -210,6 +210,9 @@ final class Serve {
             }
             return WorkerLink.RELOAD_FAILED;
         }
+        for (int i = 0; metrics != null && i < fresh.size(); i++) { // each fresh runtime takes the slot of the one it replaces
+            metrics.watch(i, fresh.get(i).interpreter(), fresh.get(i).bridge());
+        }
         List<CompletableFuture<Void>> drained = new ArrayList<>();
         for (int i = 0; i < old.size(); i++) {
             drained.add(server.replace(old.get(i).instance(), fresh.get(i).instance()));
@@ -326,11 +329,10 @@ final class Serve {
     private Served serveAsgi(ServerConfig config, WebSocketConfig wsConfig) throws Lifespan.StartupFailed, InterruptedException, BindFailed {
         List<AppInstance> apps = new ArrayList<>();
         for (HostedApp app : hosted) {
-            app.start(bridge -> {
-                if (metrics != null && app == hosted.getFirst()) {
-                    metrics.watch(bridge); // the first runtime's loop only, until metrics carry a runtime label
-                }
-            }); // a failed startup in any runtime fails the server
+            app.start(bridge -> { }); // a failed startup in any runtime fails the server
+            if (metrics != null) {
+                metrics.watch(apps.size(), app.interpreter(), app.bridge()); // its series as interpreter="<slot>"
+            }
             apps.add(app.instance());
         }
         Bridge bridge = hosted.getFirst().bridge();
@@ -362,6 +364,9 @@ final class Serve {
         List<AppInstance> apps = new ArrayList<>();
         for (HostedApp app : hosted) {
             app.start(bridge -> { });
+            if (metrics != null) {
+                metrics.watch(apps.size(), app.interpreter(), null); // GIL and GC as interpreter="<slot>"
+            }
             apps.add(app.instance());
         }
         Server server = bind(config, apps, null, null);

@@ -34,7 +34,7 @@ class PythonMetricsTest {
     void start() {
         bridge = Bridge.start(TestPython.interpreter(), BridgeConfig.defaults().withLoop(LoopKind.ASYNCIO));
         metrics = Metrics.start(new MetricsConfig("127.0.0.1", 0, null));
-        metrics.watch(bridge);
+        metrics.watch(0, bridge.interpreter(), bridge);
     }
 
     @AfterEach
@@ -45,8 +45,8 @@ class PythonMetricsTest {
 
     @Test
     void loopLagGcGilWaitsReadyQueueAndTasks() throws Exception {
-        Map<String, Double> before = scrape(s -> s.getOrDefault("apx_python_loop_lag_seconds_count", 0.0) > 0);
-        double lagBefore = before.get("apx_python_loop_lag_seconds_sum");
+        Map<String, Double> before = scrape(s -> s.getOrDefault("apx_python_loop_lag_seconds_count{interpreter=\"0\"}", 0.0) > 0);
+        double lagBefore = before.get("apx_python_loop_lag_seconds_sum{interpreter=\"0\"}");
 
         // Synchronous code on the loop: the probe's timer (due every 250 ms) comes at least
         // 600 - 250 = 350 ms late, wherever in its interval the block begins.
@@ -60,19 +60,19 @@ class PythonMetricsTest {
                 gc.callMethod(gil, "collect").close();
             }
         });
-        Map<String, Double> after = scrape(s -> s.get("apx_python_loop_lag_seconds_sum") - lagBefore >= 0.3
-                && s.get("apx_python_gc_collections_total{generation=\"2\"}") > before.get("apx_python_gc_collections_total{generation=\"2\"}")
-                && s.get("apx_python_gc_pause_seconds_total{generation=\"2\"}") > before.get("apx_python_gc_pause_seconds_total{generation=\"2\"}")
-                && s.getOrDefault("apx_python_gil_wait_seconds_count{thread=\"probe\"}", 0.0) > 0);
+        Map<String, Double> after = scrape(s -> s.get("apx_python_loop_lag_seconds_sum{interpreter=\"0\"}") - lagBefore >= 0.3
+                && s.get("apx_python_gc_collections_total{generation=\"2\",interpreter=\"0\"}") > before.get("apx_python_gc_collections_total{generation=\"2\",interpreter=\"0\"}")
+                && s.get("apx_python_gc_pause_seconds_total{generation=\"2\",interpreter=\"0\"}") > before.get("apx_python_gc_pause_seconds_total{generation=\"2\",interpreter=\"0\"}")
+                && s.getOrDefault("apx_python_gil_wait_seconds_count{interpreter=\"0\",thread=\"probe\"}", 0.0) > 0);
 
-        assertThat(after.get("apx_python_loop_lag_seconds_sum") - lagBefore).as("the 600 ms the loop was blocked, less one probe interval").isGreaterThanOrEqualTo(0.3);
-        assertThat(after.get("apx_python_gc_collections_total{generation=\"2\"}"))
-                .isGreaterThan(before.get("apx_python_gc_collections_total{generation=\"2\"}"));
-        assertThat(after.get("apx_python_gc_pause_seconds_total{generation=\"2\"}"))
-                .isGreaterThan(before.get("apx_python_gc_pause_seconds_total{generation=\"2\"}"));
-        assertThat(after.get("apx_python_gil_wait_seconds_count{thread=\"probe\"}")).isPositive();
-        assertThat(after).containsKey("apx_python_loop_ready_callbacks"); // asyncio's loop._ready
-        assertThat(after.get("apx_python_tasks")).as("the loop's root task at least").isGreaterThanOrEqualTo(1);
+        assertThat(after.get("apx_python_loop_lag_seconds_sum{interpreter=\"0\"}") - lagBefore).as("the 600 ms the loop was blocked, less one probe interval").isGreaterThanOrEqualTo(0.3);
+        assertThat(after.get("apx_python_gc_collections_total{generation=\"2\",interpreter=\"0\"}"))
+                .isGreaterThan(before.get("apx_python_gc_collections_total{generation=\"2\",interpreter=\"0\"}"));
+        assertThat(after.get("apx_python_gc_pause_seconds_total{generation=\"2\",interpreter=\"0\"}"))
+                .isGreaterThan(before.get("apx_python_gc_pause_seconds_total{generation=\"2\",interpreter=\"0\"}"));
+        assertThat(after.get("apx_python_gil_wait_seconds_count{interpreter=\"0\",thread=\"probe\"}")).isPositive();
+        assertThat(after).containsKey("apx_python_loop_ready_callbacks{interpreter=\"0\"}"); // asyncio's loop._ready
+        assertThat(after.get("apx_python_tasks{interpreter=\"0\"}")).as("the loop's root task at least").isGreaterThanOrEqualTo(1);
     }
 
     /** The endpoint's text lines as {@code name{labels} -> value}, until {@code until} holds (10 s at most). */
