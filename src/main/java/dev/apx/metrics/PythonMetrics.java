@@ -38,7 +38,6 @@ final class PythonMetrics implements AutoCloseable {
         final String label;
         final DistributionDataPoint serverWaits;
         final DistributionDataPoint probeWaits;
-        final DistributionDataPoint lag;
         final List<WatchedRuntime> runtimes = new CopyOnWriteArrayList<>();
         volatile WatchedRuntime live;
 
@@ -46,7 +45,6 @@ final class PythonMetrics implements AutoCloseable {
             this.label = label;
             serverWaits = gilWait.labelValues("server", label);
             probeWaits = gilWait.labelValues("probe", label);
-            lag = loopLag.labelValues(label);
         }
     }
 
@@ -123,7 +121,8 @@ final class PythonMetrics implements AutoCloseable {
         if (previous != null && previous.interpreter() == interpreter) {
             return;
         }
-        WatchedRuntime fresh = new WatchedRuntime(interpreter, bridge, watched.label, watched.serverWaits, watched.probeWaits, watched.lag);
+        DistributionDataPoint lag = bridge != null ? loopLag.labelValues(watched.label) : null; // no loop, no child
+        WatchedRuntime fresh = new WatchedRuntime(interpreter, bridge, watched.label, watched.serverWaits, watched.probeWaits, lag);
         watched.runtimes.add(fresh);
         watched.live = fresh;
         if (previous != null) {

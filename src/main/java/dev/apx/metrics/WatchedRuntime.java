@@ -38,7 +38,7 @@ final class WatchedRuntime implements GilWaitObserver, AutoCloseable {
     private PyRef module; // WSGI: _apx._metrics, for the probe
     private PyRef gcReport; // WSGI: the function report_gc calls with the totals
 
-    /** Starts watching; the children are the slot's (label {@code interpreter}), shared with the runtimes it had before. */
+    /** Starts watching; the children are the slot's (label {@code interpreter}), shared with the runtimes it had before; {@code loopLag} null without a loop. */
     WatchedRuntime(Interpreter interpreter, Bridge bridge, String slot, DistributionDataPoint serverWaits,
                    DistributionDataPoint probeWaits, DistributionDataPoint loopLag) {
         this.interpreter = interpreter;
