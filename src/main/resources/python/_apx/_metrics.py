@@ -28,13 +28,22 @@ def _on_gc(phase, info):
         _pauses[generation] += time.perf_counter() - _gc_started[0]
 
 
+_watchers = [0]  # watch_gc calls not stopped yet: the callback stays while any is left
+
+
 def watch_gc():
-    """Counts collections from now on; returns the function that stops it (with the GIL)."""
-    if _on_gc not in gc.callbacks:
+    """Counts collections from now on; returns the function that stops it (with the GIL; once is enough)."""
+    if _watchers[0] == 0 and _on_gc not in gc.callbacks:
         gc.callbacks.append(_on_gc)
+    _watchers[0] += 1
+    stopped = [False]
 
     def stop():
-        if _on_gc in gc.callbacks:
+        if stopped[0]:
+            return
+        stopped[0] = True
+        _watchers[0] -= 1
+        if _watchers[0] == 0 and _on_gc in gc.callbacks:
             gc.callbacks.remove(_on_gc)
 
     return stop

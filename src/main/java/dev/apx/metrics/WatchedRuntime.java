@@ -34,9 +34,11 @@ final class WatchedRuntime implements GilWaitObserver, AutoCloseable {
     private volatile double ready = Double.NaN; // NaN: no readable ready queue (uvloop, WSGI)
     private volatile long tasks = -1; // -1: no loop
     private volatile GcTotals gc = new GcTotals(new long[3], new double[3]);
-    private PyRef stop; // stops the loop's timer (loop thread) or the GC count (WSGI, probe thread)
-    private PyRef module; // WSGI: _apx._metrics, for the probe
-    private PyRef gcReport; // WSGI: the function report_gc calls with the totals
+    private PyRef stop; // ASGI: stops the loop's timer; loop thread only
+    // WSGI, probe thread only (after the constructor): _apx._metrics, the function report_gc calls, watch_gc's stop
+    private PyRef module;
+    private PyRef gcReport;
+    private PyRef gcStop;
 
     /** Starts watching; the children are the slot's (label {@code interpreter}), shared with the runtimes it had before; {@code loopLag} null without a loop. */
     WatchedRuntime(Interpreter interpreter, Bridge bridge, String slot, DistributionDataPoint serverWaits,
@@ -94,7 +96,7 @@ final class WatchedRuntime implements GilWaitObserver, AutoCloseable {
     private void watchGc(Gil gil) {
         try {
             module = gil.importModule("_apx._metrics");
-            stop = module.callMethod(gil, "watch_gc");
+            gcStop = module.callMethod(gil, "watch_gc");
             gcReport = gil.function("apx_metrics_gc", (g, args) -> {
                 gc = totals((Object[]) args.get(0), (Object[]) args.get(1));
                 return null;
@@ -111,18 +113,31 @@ final class WatchedRuntime implements GilWaitObserver, AutoCloseable {
      * probe asks as such a thread would, rarely enough to cost nothing.
      */
     private void probeGil() {
-        while (!Thread.currentThread().isInterrupted()) {
-            try {
+        try {
+            while (true) {
                 Thread.sleep(PROBE_INTERVAL_MILLIS);
-            } catch (InterruptedException e) {
-                return;
+                interpreter.run(gil -> { // timed by waited(), like every entry
+                    if (gcReport != null) {
+                        module.callMethod(gil, "report_gc", gcReport).close();
+                    }
+                });
             }
-            interpreter.run(gil -> { // timed by waited(), like every entry
-                if (gcReport != null) {
-                    module.callMethod(gil, "report_gc", gcReport).close();
-                }
-            });
+        } catch (InterruptedException e) {
+            // retired or closed
+        } finally {
+            if (gcReport != null) { // here, not in close(): a WSGI thread that never lets the GIL go must not hold up the shutdown
+                interpreter.run(this::stopGcWatch);
+            }
         }
+    }
+
+    /** WSGI, probe thread: a last report, then the GC callback goes. */
+    private void stopGcWatch(Gil gil) {
+        module.callMethod(gil, "report_gc", gcReport).close();
+        gcStop.call(gil).close();
+        gcStop.close();
+        gcReport.close();
+        module.close();
     }
 
     /** From the loop's timer (loop thread, GIL held). */
@@ -145,12 +160,14 @@ final class WatchedRuntime implements GilWaitObserver, AutoCloseable {
 
     /**
      * A reload replaced this runtime: the probe stops (the runtime stays mapped, idle, once drained).
-     * Its GIL waits and its loop's reports still count for the slot while its last requests drain.
+     * Its GIL waits and its loop's reports still count for the slot while its last requests drain
+     * (a WSGI runtime's GC totals stop at the probe's last report).
      */
     void retire() {
         probe.interrupt();
     }
 
+    /** Stops the probe (which stops a WSGI runtime's GC count as it ends) and the loop's timer. */
     @Override
     public void close() {
         probe.interrupt();
@@ -161,13 +178,6 @@ final class WatchedRuntime implements GilWaitObserver, AutoCloseable {
             } catch (IllegalStateException loopGone) {
                 // the loop already stopped, and its timer with it
             }
-            return;
-        }
-        try {
-            probe.join(); // it uses module and gcReport
-            interpreter.run(this::stopTimer);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
         }
     }
 
@@ -177,11 +187,6 @@ final class WatchedRuntime implements GilWaitObserver, AutoCloseable {
             stop.call(gil).close();
             stop.close();
             stop = null;
-        }
-        if (gcReport != null) {
-            gcReport.close();
-            module.close();
-            gcReport = null;
         }
     }
 }
