@@ -5,6 +5,8 @@ import dev.apx.python.PythonInstall;
 import dev.apx.python.PythonSetupException;
 
 import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.Map;
 
 /**
  * apx as a library: an embedded CPython to load Python web apps into ({@link #python}), or apx's
@@ -15,16 +17,20 @@ import java.nio.file.Path;
  * the Foreign Function &amp; Memory API.
  */
 public final class Apx {
+    private static final Map<Path, PythonRuntime> RUNTIMES = new HashMap<>(); // by executable
+
     private Apx() {
     }
 
     /**
      * The embedded CPython of {@code pythonExecutable} (a venv's {@code bin/python} gives that
-     * venv's packages, as {@code --python}). Started on the first call; later calls with the same
-     * Python give a runtime over the same interpreter.
+     * venv's packages, as {@code --python}). Started on the first call for that executable; later
+     * calls with it give the same runtime (its apps share one {@code sys.modules} and GIL). Another
+     * executable (another venv, another Python version) gets a runtime of its own in this JVM: a
+     * separate CPython in a glibc namespace of its own (docs/interpreters.md), 16 at most per process.
      *
-     * @throws IllegalStateException this process already embeds another Python (one CPython per process for now)
-     * @throws ApxException the executable is not a Python apx can embed (3.11-3.13 with a shared libpython)
+     * @throws ApxException the executable is not a Python apx can embed (3.11-3.13 with a shared
+     *                      libpython), or no namespace is left for another runtime
      */
     public static synchronized PythonRuntime python(Path pythonExecutable) {
         PythonInstall install;
@@ -33,15 +39,23 @@ public final class Apx {
         } catch (PythonSetupException e) {
             throw new ApxException(e.getMessage(), e);
         }
-        Interpreter running = Interpreter.running();
-        if (running != null && !running.install().library().equals(install.library())) {
-            throw new IllegalStateException("apx: this process already embeds Python " + running.install().version()
-                    + " (" + running.install().library() + "); it cannot also embed " + install.library()
-                    + " until apx has one runtime per Python (one CPython per process for now)");
+        PythonRuntime known = RUNTIMES.get(install.executable());
+        if (known != null) {
+            return known;
         }
+        Interpreter running = Interpreter.running();
         try {
-            Interpreter interpreter = PlatformThreads.call("apx-python", () -> Interpreter.start(install));
-            return new PythonRuntime(interpreter, install);
+            Interpreter interpreter;
+            if (running != null && running.install().executable().equals(install.executable())) {
+                interpreter = running; // started by apx's server (Apx.server) in this JVM
+            } else if (running == null) {
+                interpreter = PlatformThreads.call("apx-python", () -> Interpreter.start(install));
+            } else {
+                interpreter = PlatformThreads.call("apx-python", () -> Interpreter.startIsolated(install));
+            }
+            PythonRuntime runtime = new PythonRuntime(interpreter, install);
+            RUNTIMES.put(install.executable(), runtime);
+            return runtime;
         } catch (PythonSetupException e) {
             throw new ApxException(e.getMessage(), e);
         }

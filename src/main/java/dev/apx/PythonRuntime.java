@@ -21,8 +21,9 @@ import java.nio.file.Path;
  * An embedded CPython ({@link Apx#python}): the interpreter of one Python executable, with its
  * venv's packages. Apps loaded into it share its GIL and its {@code sys.modules}.
  *
- * <p>Today there is one CPython per process (the interpreters issue may give each runtime its own):
- * every {@link Apx#python} call with the same Python returns a runtime over the same interpreter.
+ * <p>Each Python executable is one runtime per JVM: every {@link Apx#python} call with the same
+ * executable returns this runtime; another executable (another venv or version) gets its own,
+ * with its own GIL, in a glibc namespace of its own.
  */
 public final class PythonRuntime {
     private final Interpreter interpreter;

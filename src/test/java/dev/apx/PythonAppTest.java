@@ -273,12 +273,26 @@ class PythonAppTest {
     }
 
     @Test
-    void anotherPythonIsRefusedUntilRuntimesArePerPython() {
+    void anotherPythonGetsARuntimeOfItsOwnInThisJvm() throws Exception {
         String running = python.version().substring(0, python.version().lastIndexOf('.'));
         String other = running.equals("3.11") ? "py3.12" : "py3.11";
         Path otherPython = TestPython.venv().getParent().resolve(other).resolve("bin/python");
-        assertThatThrownBy(() -> Apx.python(otherPython)).isInstanceOf(IllegalStateException.class)
-                .hasMessageContaining("already embeds");
-        assertThat(Apx.python(TestPython.python()).version()).isEqualTo(python.version());
+        PythonRuntime second = Apx.python(otherPython);
+        assertThat(second.version()).startsWith(other.substring(2) + ".");
+        assertThat(Apx.python(otherPython)).as("one runtime per executable").isSameAs(second);
+        assertThat(Apx.python(TestPython.python())).isSameAs(python);
+
+        try (PythonApp here = python.app("apxjava.apps:which_python", TEST_APPS);
+             PythonApp there = second.app("apxjava.apps:which_python", TEST_APPS)) {
+            String fromHere = call(here, AppRequest.get("/")).bodyText();
+            String fromThere = call(there, AppRequest.get("/")).bodyText();
+            assertThat(fromHere).contains("\"version\": \"" + python.version() + "\"");
+            assertThat(fromThere).contains("\"version\": \"" + second.version() + "\"");
+            assertThat(runtimeId(fromHere)).as("two runtimes: two sys.modules").isNotEqualTo(runtimeId(fromThere));
+        }
+    }
+
+    private static String runtimeId(String json) {
+        return json.replaceAll(".*\"runtime\": (\\d+).*", "$1");
     }
 }

@@ -100,3 +100,13 @@ def wsgi_echo(environ, start_response):
     report["headers"] = {k: v for k, v in environ.items() if k.startswith("HTTP_")}
     start_response("200 OK", [("Content-Type", "application/json")])
     return [json.dumps(report).encode()]
+
+
+async def which_python(scope, receive, send):
+    """Answers the Python version and sys.modules' identity: which runtime of the JVM served it."""
+    if scope["type"] != "http":
+        return
+    import sys
+    body = json.dumps({"version": "%d.%d.%d" % sys.version_info[:3], "runtime": id(sys.modules)}).encode()
+    await send({"type": "http.response.start", "status": 200, "headers": [(b"content-type", b"application/json")]})
+    await send({"type": "http.response.body", "body": body})

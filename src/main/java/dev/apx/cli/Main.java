@@ -383,7 +383,7 @@ public final class Main implements Callable<Integer> {
     }
 
     /** Uvicorn's: the given directories that exist, else the working directory. */
-    private List<Path> reloadDirs() {
+    List<Path> reloadDirs() {
         List<Path> dirs = reloadDirs.stream().filter(java.nio.file.Files::isDirectory).toList();
         if (dirs.isEmpty()) {
             if (!reloadDirs.isEmpty()) {

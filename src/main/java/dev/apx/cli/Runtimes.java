@@ -7,56 +7,97 @@ import dev.apx.python.PythonSetupException;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
-import java.util.function.Function;
 
 /**
- * The runtimes of {@code --interpreters N} beyond the first: each a separate CPython in a glibc
- * namespace of its own (docs/interpreters.md), started and given the app on a thread of its own,
- * so the apps import in parallel (each on its own GIL).
+ * Runtimes beyond the first ({@code --interpreters N}, a reload's fresh ones, {@code --reload}'s
+ * spares): each a separate CPython in a glibc namespace of its own (docs/interpreters.md), started
+ * and given its work on a thread of its own, so the apps import in parallel (each on its own GIL).
  */
 final class Runtimes {
     private Runtimes() {
     }
 
-    /** Starts {@code count} more runtimes of {@code install} and runs {@code load} in each; the first failure is thrown. */
-    static <T> List<T> startMore(PythonInstall install, int count, Function<Interpreter, T> load) {
+    /** What a runtime's thread does once it runs: may throw anything (the future fails with it). */
+    interface Work<T> {
+        T apply(Interpreter interpreter) throws Exception;
+    }
+
+    /** Starts {@code count} runtimes of {@code install}, each on a thread of its own that then runs {@code work}: one future each, in order. */
+    static <T> List<CompletableFuture<T>> start(PythonInstall install, int count, Work<T> work) {
         List<CompletableFuture<T>> started = new ArrayList<>();
         for (int i = 0; i < count; i++) {
-            CompletableFuture<T> result = new CompletableFuture<>();
-            int runtime = i + 1;
-            Thread.ofPlatform().name("apx-runtime-start-" + runtime).start(() -> {
-                try {
-                    Interpreter interpreter = Interpreter.startIsolated(install);
-                    try {
-                        result.complete(load.apply(interpreter));
-                    } catch (PythonException e) {
-                        result.completeExceptionally(secondImportFailed(runtime, e));
-                    }
-                } catch (Throwable t) {
-                    result.completeExceptionally(t);
-                }
-            });
-            started.add(result);
+            started.add(onThread("apx-runtime-start", () -> work.apply(Interpreter.startIsolated(install))));
         }
-        List<T> loaded = new ArrayList<>();
-        for (CompletableFuture<T> result : started) {
+        return started;
+    }
+
+    /** Runs {@code work} in each of {@code runtimes} (already started: spares) on a thread of its own: one future each, in order. */
+    static <T> List<CompletableFuture<T>> in(List<Interpreter> runtimes, Work<T> work) {
+        List<CompletableFuture<T>> results = new ArrayList<>();
+        for (Interpreter runtime : runtimes) {
+            results.add(onThread("apx-runtime-load", () -> work.apply(runtime)));
+        }
+        return results;
+    }
+
+    /**
+     * The server's start: {@code count} more runtimes with the app loaded in each; a failure to load
+     * in runtime k is told as what it is here (the app loaded in the first runtime, so it is the second
+     * copy that failed).
+     */
+    static <T> List<CompletableFuture<T>> startMore(PythonInstall install, int count, Work<T> load) {
+        List<CompletableFuture<T>> started = start(install, count, load);
+        List<CompletableFuture<T>> told = new ArrayList<>();
+        for (int i = 0; i < count; i++) {
+            int runtime = i + 1;
+            told.add(started.get(i).exceptionallyCompose(e -> CompletableFuture.failedFuture(
+                    unwrap(e) instanceof PythonException python ? secondImportFailed(runtime, python) : unwrap(e))));
+        }
+        return told;
+    }
+
+    /** Every result, in order, once all are in; the first failure is thrown as what it is. */
+    static <T> List<T> all(List<CompletableFuture<T>> results) {
+        List<T> all = new ArrayList<>();
+        for (CompletableFuture<T> result : results) {
             try {
-                loaded.add(result.get());
+                all.add(result.get());
             } catch (ExecutionException e) {
-                throw switch (e.getCause()) {
-                    case PythonSetupException setup -> setup;
-                    case PythonException python -> python;
-                    case RuntimeException other -> other;
-                    default -> new IllegalStateException("a runtime failed to start: " + e.getCause(), e.getCause());
-                };
+                throw unchecked(e.getCause());
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 throw new IllegalStateException("interrupted while the runtimes started");
             }
         }
-        return loaded;
+        return all;
+    }
+
+    /** A failure of {@link #start}'s work, as a runtime exception to throw or log. */
+    static RuntimeException unchecked(Throwable failure) {
+        return switch (unwrap(failure)) {
+            case RuntimeException runtime -> runtime;
+            case Throwable other -> new IllegalStateException("a runtime failed to start: " + other, other);
+        };
+    }
+
+    static Throwable unwrap(Throwable failure) {
+        return failure instanceof CompletionException || failure instanceof ExecutionException ? failure.getCause() : failure;
+    }
+
+    private static <T> CompletableFuture<T> onThread(String name, Callable<T> body) {
+        CompletableFuture<T> result = new CompletableFuture<>();
+        Thread.ofPlatform().name(name).start(() -> {
+            try {
+                result.complete(body.call());
+            } catch (Throwable t) {
+                result.completeExceptionally(t);
+            }
+        });
+        return result;
     }
 
     /**

@@ -12,6 +12,7 @@ import dev.apx.log.Log;
 import dev.apx.metrics.Metrics;
 import dev.apx.metrics.MetricsConfig;
 import dev.apx.python.Interpreter;
+import dev.apx.python.PythonException;
 import dev.apx.python.PythonInstall;
 import dev.apx.server.InheritedSocket;
 import dev.apx.server.Server;
@@ -59,7 +60,14 @@ final class Serve {
     private Metrics metrics; // null without --metrics
     private Protocols protocols;
     private LogConfig logConfig; // null without --log-config
-    private volatile List<HostedApp> hosted; // one per runtime, the first in the base namespace until a reload
+    private volatile List<HostedApp> hosted; // one per serving runtime, the first in the base namespace until a reload
+    private final Object joinLock = new Object(); // runtimes of the start joining the server, against stop
+    private List<CompletableFuture<Void>> joins = List.of(); // one per runtime past the first: done once it serves (or failed)
+    private CompletableFuture<Void> allServing = CompletableFuture.completedFuture(null);
+    private boolean stopping; // guarded by joinLock
+    private volatile boolean startFailed; // a runtime past the first failed to load or start: the run ends
+    private volatile int exitCode;
+    private SpareRuntimes spares; // --reload's next runtimes; null without --reload
     private final List<HostedApp> retiring = new CopyOnWriteArrayList<>(); // replaced by a reload, draining
     private PythonInstall install;
     private AppSpec spec;
@@ -82,7 +90,7 @@ final class Serve {
             Thread.currentThread().interrupt();
         }
         stop(options.timeoutGracefulShutdown == null ? Duration.ofDays(365) : Duration.ofSeconds(options.timeoutGracefulShutdown));
-        return 0;
+        return exitCode;
     }
 
     /** Loads the app, runs lifespan startup and binds: 0 once it serves, else the exit code (the reason is logged). */
@@ -107,6 +115,12 @@ final class Serve {
         }
         if (started != 0) {
             closeResources();
+        } else if (!ownsProcess) { // a host's JVM: start() returns once every runtime serves
+            allServing.join();
+            if (startFailed) {
+                stop(CANCELLED_GRACE);
+                return exitCode;
+            }
         }
         return started;
     }
@@ -118,13 +132,18 @@ final class Serve {
         logConfig = options.logConfig == null ? null
                 : LogConfig.apply(interpreter, options.logConfig, options.logLevel, options.accessLog);
         spec = appSpec();
-        hosted = new ArrayList<>(List.of(HostedApp.load(interpreter, spec)));
+        hosted = List.of(HostedApp.load(interpreter, spec));
         if (logConfig != null) {
             logConfig.refreshThreshold();
         }
-        hosted.addAll(Runtimes.startMore(install, options.interpreters - 1, more -> HostedApp.load(more, spec)));
-        System.err.printf("apx: loaded %s = %s with Python %s (%s)%s%n", options.app, hosted.getFirst().description(), install.version(),
-                install.library(), hosted.size() > 1 ? " in " + hosted.size() + " runtimes" : "");
+        System.err.printf("apx: loaded %s = %s with Python %s (%s)%n", options.app, hosted.getFirst().description(), install.version(),
+                install.library());
+        // the other runtimes import and start while the first warms up and serves; each joins when it is ready
+        List<CompletableFuture<HostedApp>> more = Runtimes.startMore(install, options.interpreters - 1, runtime -> {
+            HostedApp app = HostedApp.load(runtime, spec);
+            app.start(bridge -> { });
+            return app;
+        });
         pid = ProcessHandle.current().pid();
         Log.info("Started server process [" + pid + "]");
 
@@ -150,11 +169,20 @@ final class Serve {
         if (metrics != null) {
             metrics.watch(server);
         }
+        allServing = join(more);
+        if (options.reload && options.workerLink != null && options.ioMode != IoMode.LOOP) {
+            spares = new SpareRuntimes(install, spec.env(), userDirs());
+            allServing.thenRun(() -> spares.prepare(hosted.size(), hosted.getFirst().interpreter()));
+        }
         WorkerLink link = options.workerLink;
         if (link != null) { // the supervisor said where it runs
             link.supervisorGone().thenRun(stopRequested::countDown);
             link.onReload(this::reloadInProcess); // --reload's changes, and SIGHUP to a --workers supervisor
-            link.ready(served.onLoop());
+            allServing.thenRun(() -> {
+                if (!startFailed) {
+                    link.ready(served.onLoop()); // ready means every runtime serves
+                }
+            });
         } else if (options.fd != null) {
             Log.info("apx running on socket " + options.fd + (server.port() > 0 ? " (port " + server.port() + ")" : "") + " (Press CTRL+C to quit)");
         } else if (config.uds() != null) {
@@ -185,18 +213,27 @@ final class Serve {
      * the answer for the supervisor ({@link WorkerLink}); runs on the link's reload thread, one at a time.
      */
     private synchronized String reloadInProcess() {
+        allServing.join(); // the start's runtimes first
         List<HostedApp> old = hosted;
-        if (Interpreter.isolatedRuntimesLeft() < old.size() || options.ioMode == IoMode.LOOP) {
+        List<Interpreter> spare = spares != null ? spares.take(old.size()) : List.of();
+        if (startFailed || spare.isEmpty() && (Interpreter.isolatedRuntimesLeft() < old.size() || options.ioMode == IoMode.LOOP)) {
             // no namespaces left for a whole new set; or the sockets run on the old runtime's loop thread
             Log.debug("reload: by restart (" + Interpreter.isolatedRuntimesLeft() + " runtimes fit, --io " + options.ioMode + ")");
             return WorkerLink.RELOAD_BY_RESTART;
         }
         long started = System.nanoTime();
+        Runtimes.Work<HostedApp> load = runtime -> HostedApp.load(runtime, spec);
+        List<CompletableFuture<HostedApp>> loading = spare.isEmpty() ? Runtimes.start(install, old.size(), load) : Runtimes.in(spare, load);
         List<HostedApp> fresh;
         try {
-            fresh = Runtimes.startMore(install, old.size(), more -> HostedApp.load(more, spec));
+            fresh = Runtimes.all(loading);
         } catch (RuntimeException e) {
+            if (e instanceof PythonException python) {
+                System.err.print(python.pythonTraceback());
+            }
             Log.error("Reload: the new code failed to load, the previous code keeps serving:\n" + e.getMessage());
+            loading.forEach(f -> f.thenAccept(Serve::closeQuietly));
+            prepareSpares(old);
             return WorkerLink.RELOAD_FAILED;
         }
         try {
@@ -208,6 +245,7 @@ final class Serve {
             for (HostedApp app : fresh) {
                 closeQuietly(app);
             }
+            prepareSpares(old);
             return WorkerLink.RELOAD_FAILED;
         }
         for (int i = 0; metrics != null && i < fresh.size(); i++) { // each fresh runtime takes the slot of the one it replaces
@@ -219,10 +257,102 @@ final class Serve {
         }
         retiring.addAll(old);
         hosted = fresh;
-        Log.info(String.format("Reloaded in %.0f ms: the new code serves in %d fresh runtime(s) (%d more fit in this process)",
-                (System.nanoTime() - started) / 1e6, fresh.size(), Interpreter.isolatedRuntimesLeft()));
+        Log.info(String.format("Reloaded in %.0f ms: the new code serves in %d fresh runtime(s)%s (%d more fit in this process)",
+                (System.nanoTime() - started) / 1e6, fresh.size(), spare.isEmpty() ? "" : " started ahead",
+                Interpreter.isolatedRuntimesLeft()));
         Thread.ofPlatform().name("apx-retire").start(() -> retire(old, drained));
+        prepareSpares(fresh);
         return WorkerLink.RELOADED;
+    }
+
+    /** --reload: the next reload's runtimes, with what {@code serving}'s code imports from installed places. */
+    private void prepareSpares(List<HostedApp> serving) {
+        if (spares != null) {
+            spares.prepare(serving.size(), serving.getFirst().interpreter());
+        }
+    }
+
+    /** Where the app's own code is: never imported ahead into a spare runtime. */
+    private List<java.nio.file.Path> userDirs() {
+        List<java.nio.file.Path> dirs = new ArrayList<>(options.reloadDirs());
+        dirs.add(options.appDir);
+        dirs.add(java.nio.file.Path.of("").toAbsolutePath());
+        return dirs;
+    }
+
+    /**
+     * Runtimes 1..N-1 of the start join the server as each becomes ready; the future completes when
+     * all have (or one failed: then the run ends, as a failed start does, with its exit code).
+     */
+    private CompletableFuture<Void> join(List<CompletableFuture<HostedApp>> more) {
+        long firstServing = System.nanoTime();
+        List<CompletableFuture<Void>> joined = new ArrayList<>();
+        for (CompletableFuture<HostedApp> runtime : more) {
+            joined.add(runtime.handle((app, failure) -> {
+                joined(app, failure);
+                return null;
+            }));
+        }
+        synchronized (joinLock) {
+            joins = joined;
+        }
+        return CompletableFuture.allOf(joined.toArray(CompletableFuture[]::new)).thenRun(() -> {
+            boolean ending;
+            synchronized (joinLock) {
+                ending = stopping || startFailed;
+            }
+            if (!more.isEmpty() && !ending) {
+                Log.info(String.format("Serving in %d runtimes, the last ready %.0f ms after the first", hosted.size(),
+                        (System.nanoTime() - firstServing) / 1e6));
+            }
+        });
+    }
+
+    private void joined(HostedApp app, Throwable failure) {
+        synchronized (joinLock) {
+            if (failure == null && !stopping && !startFailed) {
+                if (metrics != null) {
+                    metrics.watch(hosted.size(), app.interpreter(), app.bridge()); // its slot: its place in hosted
+                }
+                server.add(app.instance());
+                List<HostedApp> serving = new ArrayList<>(hosted);
+                serving.add(app);
+                hosted = serving;
+                return;
+            }
+            if (failure != null && !startFailed && !stopping) {
+                startFailed = true;
+                exitCode = startFailure(Runtimes.unwrap(failure));
+                stopRequested.countDown();
+            }
+        }
+        if (app != null) { // the run is ending: this one never served
+            try {
+                app.shutdown();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    /** Logs why a runtime past the first could not start, as a failed start of the first is; its exit code. */
+    private int startFailure(Throwable cause) {
+        switch (cause) {
+            case Lifespan.StartupFailed e -> {
+                Log.error(e.getMessage());
+                Log.error("Application startup failed. Exiting.");
+                return 3;
+            }
+            case PythonException e -> {
+                System.err.print(e.pythonTraceback());
+                System.err.println("apx: error: cannot load app '" + options.app + "': " + e.getMessage());
+                return 1;
+            }
+            default -> {
+                System.err.println("apx: error: " + cause.getMessage());
+                return 1;
+            }
+        }
     }
 
     /** Waits for the replaced runtimes' connections (up to the graceful timeout, else 30 s), then ends their app's life. */
@@ -265,6 +395,25 @@ final class Serve {
 
     /** Stops accepting, drains for up to {@code grace} (then cancels), closes, runs lifespan shutdown. */
     void stop(Duration grace) {
+        List<CompletableFuture<Void>> pending;
+        synchronized (joinLock) {
+            stopping = true; // a runtime still starting is shut down as it arrives
+            pending = joins;
+        }
+        long deadline = System.nanoTime() + CANCELLED_GRACE.toNanos(); // one still importing is not waited for longer
+        int abandoned = 0;
+        for (CompletableFuture<Void> join : pending) {
+            try {
+                join.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            } catch (ExecutionException | TimeoutException e) {
+                abandoned++;
+            }
+        }
+        if (abandoned > 0) {
+            Log.warning(abandoned + " runtime(s) still starting are left behind: the process ends without them");
+        }
         try {
             Log.info("Shutting down");
             server.stopAccepting();
@@ -327,20 +476,18 @@ final class Serve {
     }
 
     private Served serveAsgi(ServerConfig config, WebSocketConfig wsConfig) throws Lifespan.StartupFailed, InterruptedException, BindFailed {
-        List<AppInstance> apps = new ArrayList<>();
-        for (HostedApp app : hosted) {
-            app.start(bridge -> { }); // a failed startup in any runtime fails the server
+        HostedApp first = hosted.getFirst();
+        first.start(bridge -> {
             if (metrics != null) {
-                metrics.watch(apps.size(), app.interpreter(), app.bridge()); // its series as interpreter="<slot>"
+                metrics.watch(0, first.interpreter(), bridge); // slot 0: its series as interpreter="0"
             }
-            apps.add(app.instance());
-        }
-        Bridge bridge = hosted.getFirst().bridge();
+        });
+        Bridge bridge = first.bridge();
         if (options.warmup > 0) {
             Warmup.asgi(hosted.getFirst().interpreter(), bridge, config, options.asgiConfig(), wsConfig,
                     options.ioMode == IoMode.LOOP ? new LoopIoHost(bridge) : null, options.warmup);
         }
-        Server server = bind(config, apps, wsConfig, options.ioMode == IoMode.LOOP ? new LoopIoHost(bridge) : null);
+        Server server = bind(config, List.of(first.instance()), wsConfig, options.ioMode == IoMode.LOOP ? new LoopIoHost(bridge) : null);
         return new Served(server, task -> { // healthy when every runtime's loop answers: a blocked one fails the worker's check
             AtomicInteger waiting = new AtomicInteger(hosted.size());
             for (HostedApp app : hosted) {
@@ -361,15 +508,12 @@ final class Serve {
         if (options.warmup > 0) {
             Warmup.wsgi(hosted.getFirst().interpreter(), config, options.wsgiConfig(), options.warmup);
         }
-        List<AppInstance> apps = new ArrayList<>();
-        for (HostedApp app : hosted) {
-            app.start(bridge -> { });
-            if (metrics != null) {
-                metrics.watch(apps.size(), app.interpreter(), null); // GIL and GC as interpreter="<slot>"
-            }
-            apps.add(app.instance());
+        HostedApp first = hosted.getFirst();
+        first.start(bridge -> { });
+        if (metrics != null) {
+            metrics.watch(0, first.interpreter(), null); // slot 0: its GIL and GC series as interpreter="0"
         }
-        Server server = bind(config, apps, null, null);
+        Server server = bind(config, List.of(first.instance()), null, null);
         return new Served(server, Runnable::run); // no loop to block: answer health checks at once
     }
 

@@ -53,18 +53,23 @@ public final class HostedApp implements AutoCloseable {
 
     /** Sets the spec's environment, imports the app and resolves its interface; starts nothing yet. */
     public static HostedApp load(Interpreter interpreter, AppSpec spec) {
-        if (!spec.env().isEmpty()) {
-            interpreter.run(gil -> {
-                try (PyRef os = gil.importModule("os"); PyRef environ = os.getAttr(gil, "environ")) {
-                    environ.callMethod(gil, "update", spec.env()).close();
-                }
-            });
-        }
+        setEnvironment(interpreter, spec.env());
         PyRef app = AppLoader.load(interpreter, spec.appDir(), spec.app(), spec.factory());
         // with what the app's import set, for each request to copy
         PyRef context = interpreter.call(gil -> gil.copyContext());
         Interface kind = spec.kind().resolve(interpreter, app);
         return new HostedApp(interpreter, spec, app, context, kind);
+    }
+
+    /** {@code env} ({@code --env-file}) into the runtime's {@code os.environ}. */
+    public static void setEnvironment(Interpreter interpreter, Map<String, String> env) {
+        if (!env.isEmpty()) {
+            interpreter.run(gil -> {
+                try (PyRef os = gil.importModule("os"); PyRef environ = os.getAttr(gil, "environ")) {
+                    environ.callMethod(gil, "update", env).close();
+                }
+            });
+        }
     }
 
     public Interface kind() {

@@ -19,12 +19,15 @@ import java.util.concurrent.atomic.AtomicInteger;
  * {@code --interpreters N}). Each accepted connection goes to the instance with the fewest open
  * connections (ties in turn) and stays there: its keep-alive requests, its WebSocket and its HTTP/2 streams.
  *
+ * <p>{@link #add} takes one more instance (a runtime that finished its start after the server
+ * began serving with the first), which gets new connections from then on.
+ *
  * <p>{@link #replace} puts a fresh instance in an old one's place (reload, recycling): new
  * connections go to the fresh one at once, the old one's connections are asked to finish (as at a
  * graceful shutdown: idle ones close now, busy ones after their response), and the returned future
  * completes when the last of them has closed, so the old instance can be torn down.
  *
- * <p>Threads: {@link #assign} runs on each new connection's event-loop thread; {@link #replace} on
+ * <p>Threads: {@link #assign} runs on each new connection's event-loop thread; {@link #add} and {@link #replace} on
  * any thread. An instance is retired (its flag set) before its connections are told to finish, and a
  * connection counts itself on an instance before it checks that flag, so no connection can stay
  * unseen on a retired instance.
@@ -68,6 +71,11 @@ final class AppInstances {
             }
             chosen.closed(); // replaced meanwhile: take another
         }
+    }
+
+    /** {@code instance} serves from now on, beside the others. */
+    void add(AppInstance instance) {
+        serving.add(served(instance));
     }
 
     /**

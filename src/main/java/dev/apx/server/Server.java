@@ -218,6 +218,11 @@ public final class Server implements AutoCloseable {
         return instances.openConnections();
     }
 
+    /** One more app instance (a runtime that started after the first): new connections are spread over it too. */
+    public void add(AppInstance instance) {
+        instances.add(instance);
+    }
+
     /**
      * Puts {@code fresh} in {@code old}'s place: new connections go to {@code fresh} from now on, and
      * {@code old}'s connections finish as at a graceful shutdown (idle ones close now, busy ones after

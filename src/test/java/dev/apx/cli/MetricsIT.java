@@ -218,6 +218,7 @@ class MetricsIT {
         int port = freePort();
         try (ApxProcess server = ApxProcess.start(tmp, Map.of(), "--interpreters", "2", "--metrics", "--metrics-port", String.valueOf(port),
                 "--warmup", "0", "--no-access-log", "apxtest.metrics_app:app")) {
+            server.awaitStderr("Serving in 2 runtimes", 60); // the second joins once it has imported the app
             Map<String, Double> before = scrape(port, s -> s.containsKey("apx_bridge_coroutines_total{interpreter=1}"));
             int perConnection = 5;
             sendOnTwoConnectionsAtOnce(server.port, "/", perConnection);
@@ -252,6 +253,7 @@ class MetricsIT {
         int port = freePort();
         try (ApxProcess server = ApxProcess.start(tmp, Map.of(), "--interface", "wsgi", "--interpreters", "2", "--metrics",
                 "--metrics-port", String.valueOf(port), "--warmup", "0", "--no-access-log", "apxtest.wsgi_apps:app")) {
+            server.awaitStderr("Serving in 2 runtimes", 60);
             sendOnTwoConnectionsAtOnce(server.port, "/echo", 2);
             Map<String, Double> samples = scrape(port, s -> s.getOrDefault("apx_python_gil_wait_seconds_count{interpreter=0,thread=probe}", 0.0) > 0
                     && s.getOrDefault("apx_python_gil_wait_seconds_count{interpreter=1,thread=probe}", 0.0) > 0);
@@ -279,7 +281,7 @@ class MetricsIT {
         int port = freePort();
         try (ApxProcess server = ApxProcess.start(tmp, Map.of(), "--workers", "2", "--interpreters", "2", "--metrics", "--metrics-port",
                 String.valueOf(port), "--warmup", "0", "--no-access-log", "apxtest.metrics_app:app")) {
-            server.awaitStderr("Application startup complete.", 4, 60);
+            server.awaitStderr("Serving in 2 runtimes", 2, 60); // in each worker
             sendOnTwoConnectionsAtOnce(server.port, "/", 3);
             Predicate<Map<String, Double>> bothWorkers = s -> s.getOrDefault("apx_supervisor_worker_scrape_ok{worker=0}", 0.0) == 1
                     && s.getOrDefault("apx_supervisor_worker_scrape_ok{worker=1}", 0.0) == 1;

@@ -73,6 +73,7 @@ class ReloadIT {
             apx.awaitStderr("Reloaded in ", 2, WAIT);
             awaitBody(apx, "three");
             assertThat(apx.process.children().map(ProcessHandle::pid).toList()).as("no new worker process").containsExactly(worker);
+            assertThat(ApxProcess.count(apx.stderr(), "fresh runtime(s) started ahead")).as("both reloads took a spare runtime").isEqualTo(2);
             assertThat(apx.stderr()).doesNotContain("Waiting for child process");
 
             apx.process.destroy();

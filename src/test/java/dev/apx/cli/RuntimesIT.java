@@ -8,6 +8,7 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.net.http.WebSocket;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -43,6 +44,7 @@ class RuntimesIT {
     @Test
     void twoRuntimesServeRequestsAndWebSocketsEachConnectionStayingOnOne() throws Exception {
         try (ApxProcess apx = ApxProcess.start(tmp, Map.of(), "--interpreters", "2", "apxtest.runtimes_app:app")) {
+            apx.awaitStderr("Serving in 2 runtimes", 30); // the first serves as soon as it is up, the second joins when ready
             URI who = URI.create("http://127.0.0.1:" + apx.port + "/who");
             List<List<Who>> connections = new ArrayList<>();
             for (int c = 0; c < 2; c++) { // one client each: its keep-alive requests on one connection
@@ -77,7 +79,53 @@ class RuntimesIT {
             assertThat(apx.awaitExit(30)).as(apx.stderr()).isZero();
             assertThat(ApxProcess.count(apx.stderr(), "Application startup complete.")).isEqualTo(2);
             assertThat(ApxProcess.count(apx.stderr(), "Application shutdown complete.")).isEqualTo(2);
-            assertThat(apx.stderr()).contains(" in 2 runtimes").contains("Finished server process");
+            assertThat(apx.stderr()).contains("Finished server process");
+            apx.assertNoJavaStackTrace();
+        }
+    }
+
+    @Test
+    void theFirstRuntimeServesWhileTheOthersStillStartAndEachJoinsWhenReady() throws Exception {
+        Path release = tmp.resolve("release");
+        try (ApxProcess apx = ApxProcess.start(tmp, Map.of("APX_TEST_RELEASE", release.toString()),
+                "--interpreters", "3", "apxtest.slow_later_runtime_app:app")) {
+            Set<String> early = new HashSet<>();
+            for (int i = 0; i < 3; i++) { // one connection each
+                early.add(WorkerLoad.get(apx.port, "/"));
+            }
+            assertThat(early).as("runtimes 1 and 2 are still importing: the first takes every connection").hasSize(1);
+            assertThat(apx.stderr()).doesNotContain("Serving in 3 runtimes");
+
+            Files.createFile(release);
+            apx.awaitStderr("Serving in 3 runtimes", 30);
+            Set<String> joined = new HashSet<>();
+            for (int i = 0; i < 3; i++) { // ties between idle runtimes go in turn
+                joined.add(WorkerLoad.get(apx.port, "/"));
+            }
+            assertThat(joined).as("then all three serve").hasSize(3).containsAll(early);
+
+            WorkersIT.signal(apx, "TERM");
+            assertThat(apx.awaitExit(30)).as(apx.stderr()).isZero();
+            assertThat(ApxProcess.count(apx.stderr(), "Application startup complete.")).isEqualTo(3);
+            assertThat(ApxProcess.count(apx.stderr(), "Application shutdown complete.")).isEqualTo(3);
+            apx.assertNoJavaStackTrace();
+        }
+    }
+
+    @Test
+    void aStopWhileRuntimesStillStartEndsAtOnceWithTheServingOneShutDown() throws Exception {
+        Path release = tmp.resolve("never");
+        try (ApxProcess apx = ApxProcess.start(tmp, Map.of("APX_TEST_RELEASE", release.toString()),
+                "--interpreters", "2", "apxtest.slow_later_runtime_app:app")) {
+            assertThat(WorkerLoad.get(apx.port, "/")).isNotEmpty();
+            long stopped = System.nanoTime();
+            WorkersIT.signal(apx, "TERM");
+            assertThat(apx.awaitExit(30)).as(apx.stderr()).isZero();
+            assertThat((System.nanoTime() - stopped) / 1_000_000_000.0).as("a runtime stuck in its import is not waited for long")
+                    .isLessThan(15);
+            assertThat(ApxProcess.count(apx.stderr(), "Application startup complete.")).isEqualTo(1);
+            assertThat(ApxProcess.count(apx.stderr(), "Application shutdown complete.")).isEqualTo(1);
+            assertThat(apx.stderr()).contains("1 runtime(s) still starting are left behind").doesNotContain("Serving in 2 runtimes");
             apx.assertNoJavaStackTrace();
         }
     }

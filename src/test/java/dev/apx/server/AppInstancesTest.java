@@ -195,4 +195,23 @@ class AppInstancesTest {
             assertThat(RawHttp.exchange(server.port(), "GET / HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n")).endsWith("\r\n\r\nb");
         }
     }
+
+    @Test
+    void anInstanceAddedWhileServingGetsNewConnectionsAndTheOldOnesStay() throws Exception {
+        AppInstance a = new AppInstance(named("a", null), null);
+        try (Server server = serve(List.of(a));
+             Connection first = new Connection(server.port());
+             Connection second = Connection.after(first, "a", server.port())) {
+            assertThat(second.get("/")).as("one instance: every connection on it").isEqualTo("a");
+            AppInstance b = new AppInstance(named("b", null), null);
+            server.add(b);
+            assertThat(server.apps()).containsExactly(a, b);
+            try (Connection third = new Connection(server.port())) {
+                assertThat(third.get("/")).as("the newcomer has the fewest connections").isEqualTo("b");
+                assertThat(first.get("/")).isEqualTo("a");
+                assertThat(second.get("/")).isEqualTo("a");
+                assertThat(server.openConnectionsByApp()).containsExactly(2, 1);
+            }
+        }
+    }
 }
