@@ -251,10 +251,11 @@ class MetricsIT {
     @Test
     void aWsgiAppsRuntimesHaveTheirGilAndGcSeries(@TempDir Path tmp) throws Exception {
         int port = freePort();
-        try (ApxProcess server = ApxProcess.start(tmp, Map.of(), "--interface", "wsgi", "--interpreters", "2", "--metrics",
+        // one blocking thread per runtime: a thread's first entry into a runtime makes its thread state and is not timed, its next ones are
+        try (ApxProcess server = ApxProcess.start(tmp, Map.of(), "--interface", "wsgi", "--blocking-threads", "1", "--interpreters", "2", "--metrics",
                 "--metrics-port", String.valueOf(port), "--warmup", "0", "--no-access-log", "apxtest.wsgi_apps:app")) {
             server.awaitStderr("Serving in 2 runtimes", 60);
-            sendOnTwoConnectionsAtOnce(server.port, "/echo", 2);
+            sendOnTwoConnectionsAtOnce(server.port, "/echo", 3);
             Map<String, Double> samples = scrape(port, s -> s.getOrDefault("apx_python_gil_wait_seconds_count{interpreter=0,thread=probe}", 0.0) > 0
                     && s.getOrDefault("apx_python_gil_wait_seconds_count{interpreter=1,thread=probe}", 0.0) > 0);
 
@@ -312,7 +313,8 @@ class MetricsIT {
             Map<String, Double> after = scrape(port, bothWorkers.and(s -> sum(s, "apx_bridge_hops_count{") - sum(reloaded, "apx_bridge_hops_count{") >= 6));
             assertThat(sum(after, "apx_bridge_coroutines_total{") - sum(reloaded, "apx_bridge_coroutines_total{"))
                     .as("the fresh runtimes' requests count in the same slots: %s", after).isGreaterThanOrEqualTo(6);
-            assertThat(sum(after, "apx_bridge_hops_count{") - sum(reloaded, "apx_bridge_hops_count{")).isEqualTo(6);
+            assertThat(sum(after, "apx_bridge_hops_count{") - sum(reloaded, "apx_bridge_hops_count{"))
+                    .as("the 6 requests, and the replaced runtimes' lifespan coroutines that end as they retire (one each)").isBetween(6.0, 10.0);
             assertThat(after.keySet()).filteredOn(key -> key.startsWith("apx_bridge_coroutines_total{")).hasSize(4);
             server.process.destroy();
             assertThat(server.awaitExit(60)).isZero();
