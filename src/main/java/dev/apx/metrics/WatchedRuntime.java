@@ -40,7 +40,10 @@ final class WatchedRuntime implements GilWaitObserver, AutoCloseable {
     private PyRef gcReport;
     private PyRef gcStop;
 
-    /** Starts watching; the children are the slot's (label {@code interpreter}), shared with the runtimes it had before; {@code loopLag} null without a loop. */
+    /**
+     * Starts watching. The children are the slot's (label {@code interpreter}), shared with the
+     * runtimes it had before; {@code loopLag} is null without a loop.
+     */
     WatchedRuntime(Interpreter interpreter, Bridge bridge, String slot, DistributionDataPoint serverWaits,
                    DistributionDataPoint probeWaits, DistributionDataPoint loopLag) {
         this.interpreter = interpreter;
