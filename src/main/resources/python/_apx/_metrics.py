@@ -4,6 +4,8 @@ tasks alive, and the garbage collector's collections and pause time.
 One timer on the loop measures everything, INTERVAL apart, and hands the figures to Java in one
 call (report), so a scrape never needs the GIL. The timer's lateness is the loop's lag: how long
 a callback that was due waited behind others (or behind a handler running synchronous code).
+A runtime without a loop (WSGI) counts the collections only (watch_gc), and Java's GIL probe
+fetches the totals (report_gc). Each runtime of --interpreters has its own copy of this module.
 """
 import asyncio
 import gc
@@ -26,13 +28,38 @@ def _on_gc(phase, info):
         _pauses[generation] += time.perf_counter() - _gc_started[0]
 
 
+_watchers = [0]  # watch_gc calls not stopped yet: the callback stays while any is left
+
+
+def watch_gc():
+    """Counts collections from now on; returns the function that stops it (with the GIL; once is enough)."""
+    if _watchers[0] == 0 and _on_gc not in gc.callbacks:
+        gc.callbacks.append(_on_gc)
+    _watchers[0] += 1
+    stopped = [False]
+
+    def stop():
+        if stopped[0]:
+            return
+        stopped[0] = True
+        _watchers[0] -= 1
+        if _watchers[0] == 0 and _on_gc in gc.callbacks:
+            gc.callbacks.remove(_on_gc)
+
+    return stop
+
+
+def report_gc(report):
+    """`report(collections, pauses)`: the totals since watch_gc."""
+    report(tuple(_collections), tuple(_pauses))
+
+
 def start(loop, report):
     """Starts the timer on `loop` (call on the loop's thread); `report(lag, ready, tasks, collections, pauses)`.
 
     Returns the function that stops it (any thread, with the GIL).
     """
-    if _on_gc not in gc.callbacks:
-        gc.callbacks.append(_on_gc)
+    stop_gc = watch_gc()
     running = [True]
     ready = getattr(loop, "_ready", None)  # asyncio's; uvloop keeps its queue in C
 
@@ -47,8 +74,7 @@ def start(loop, report):
 
     def stop():
         running[0] = False
-        if _on_gc in gc.callbacks:
-            gc.callbacks.remove(_on_gc)
+        stop_gc()
 
     first = loop.time() + INTERVAL
     loop.call_at(first, tick, first)

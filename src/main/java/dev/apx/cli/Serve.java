@@ -248,6 +248,9 @@ final class Serve {
             prepareSpares(old);
             return WorkerLink.RELOAD_FAILED;
         }
+        for (int i = 0; metrics != null && i < fresh.size(); i++) { // each fresh runtime takes the slot of the one it replaces
+            metrics.watch(i, fresh.get(i).interpreter(), fresh.get(i).bridge());
+        }
         List<CompletableFuture<Void>> drained = new ArrayList<>();
         for (int i = 0; i < old.size(); i++) {
             drained.add(server.replace(old.get(i).instance(), fresh.get(i).instance()));
@@ -308,6 +311,9 @@ final class Serve {
     private void joined(HostedApp app, Throwable failure) {
         synchronized (joinLock) {
             if (failure == null && !stopping && !startFailed) {
+                if (metrics != null) {
+                    metrics.watch(hosted.size(), app.interpreter(), app.bridge()); // its slot: its place in hosted
+                }
                 server.add(app.instance());
                 List<HostedApp> serving = new ArrayList<>(hosted);
                 serving.add(app);
@@ -473,7 +479,7 @@ final class Serve {
         HostedApp first = hosted.getFirst();
         first.start(bridge -> {
             if (metrics != null) {
-                metrics.watch(bridge); // the first runtime's loop only, until metrics carry a runtime label
+                metrics.watch(0, first.interpreter(), bridge); // slot 0: its series as interpreter="0"
             }
         });
         Bridge bridge = first.bridge();
@@ -504,6 +510,9 @@ final class Serve {
         }
         HostedApp first = hosted.getFirst();
         first.start(bridge -> { });
+        if (metrics != null) {
+            metrics.watch(0, first.interpreter(), null); // slot 0: its GIL and GC series as interpreter="0"
+        }
         Server server = bind(config, List.of(first.instance()), null, null);
         return new Served(server, Runnable::run); // no loop to block: answer health checks at once
     }

@@ -1,6 +1,7 @@
 package dev.apx.metrics;
 
 import dev.apx.bridge.Bridge;
+import dev.apx.python.Interpreter;
 import dev.apx.server.Server;
 import dev.apx.server.api.HttpObserver;
 
@@ -23,14 +24,19 @@ import io.prometheus.metrics.model.snapshots.Labels;
  * format. Series are documented in docs/metrics.md.
  *
  * <p>Parts join as they start: {@link #start} binds the endpoint first (a taken port fails before
- * Python starts), then {@link #watch(Bridge)} and {@link #watch(Server)}. Nothing here runs on the
+ * Python starts), then each runtime of {@code --interpreters} ({@link #watch(int, Interpreter, Bridge)})
+ * and {@link #watch(Server)}. Nothing here runs on the
  * request path except the lock-free updates of {@link HttpMetrics} and the bridge's observers.
  */
 public final class Metrics implements AutoCloseable {
+    /** The label of every per-runtime series: the runtime's slot, 0..N-1 ({@code --interpreters N}), kept across reloads. */
+    static final String INTERPRETER = "interpreter";
+
     private final PrometheusRegistry registry = new PrometheusRegistry();
     private final Labels labels;
     private final HttpMetrics http;
     private final Endpoint endpoint;
+    private BridgeMetrics bridges; // made at the first ASGI runtime: a WSGI app has no bridge series
     private PythonMetrics python;
 
     private Metrics(MetricsConfig config) {
@@ -73,10 +79,28 @@ public final class Metrics implements AutoCloseable {
         return http;
     }
 
-    /** The bridge's counters and per-request histograms, and Python's GIL, loop and GC figures. */
-    public void watch(Bridge bridge) {
-        new BridgeMetrics(registry, labels, bridge);
-        python = new PythonMetrics(registry, labels, bridge);
+    /**
+     * The runtime {@code interpreter} serves slot {@code slot} (0..N-1 of {@code --interpreters}) from
+     * now on, at start or in place of the one a reload replaced; {@code bridge} is its event loop's
+     * (ASGI), null for a WSGI app. Its series are the children {@code interpreter="<slot>"}: the
+     * bridge's counters and per-request histograms (ASGI), Python's GIL waits and GC figures, and the
+     * loop's lag, ready queue and tasks (ASGI). A slot's counters go on from the replaced runtimes'
+     * counts; its gauges are the live runtime's.
+     */
+    public synchronized void watch(int slot, Interpreter interpreter, Bridge bridge) {
+        if (slot < 0) {
+            throw new IllegalArgumentException("a runtime slot is 0 or more, got " + slot);
+        }
+        if (bridge != null) {
+            if (bridges == null) {
+                bridges = new BridgeMetrics(registry, labels);
+            }
+            bridges.watch(slot, bridge);
+        }
+        if (python == null) {
+            python = new PythonMetrics(registry, labels);
+        }
+        python.watch(slot, interpreter, bridge);
     }
 
     /** The server's requests in flight. */
@@ -85,7 +109,7 @@ public final class Metrics implements AutoCloseable {
     }
 
     @Override
-    public void close() {
+    public synchronized void close() {
         endpoint.close();
         if (python != null) {
             python.close();

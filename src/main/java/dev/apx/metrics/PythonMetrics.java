@@ -1,155 +1,139 @@
 package dev.apx.metrics;
 
 import dev.apx.bridge.Bridge;
-import dev.apx.log.Log;
-import dev.apx.python.Gil;
-import dev.apx.python.GilWaitObserver;
-import dev.apx.python.PyRef;
-import dev.apx.python.PythonException;
+import dev.apx.python.Interpreter;
 
-import io.prometheus.metrics.core.metrics.CounterWithCallback;
-import io.prometheus.metrics.core.metrics.Gauge;
 import io.prometheus.metrics.core.datapoints.DistributionDataPoint;
+import io.prometheus.metrics.core.metrics.CounterWithCallback;
 import io.prometheus.metrics.core.metrics.GaugeWithCallback;
 import io.prometheus.metrics.core.metrics.Histogram;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import io.prometheus.metrics.model.snapshots.Labels;
 
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentSkipListMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+
 /**
- * Python's series. The GIL wait is timed in Java around each GIL entry of a Java thread (the
- * interpreter's {@link GilWaitObserver}). The rest comes from {@code _apx._metrics}: a timer on the
- * event loop reports the loop's lag, its ready queue, the tasks alive and the GC's totals a few
- * times a second, in one call on the loop thread, so a scrape never takes the GIL.
+ * Python's series, one child per runtime slot of {@code --interpreters} ({@code interpreter="0"..}),
+ * each read from the slot's {@link WatchedRuntime}s. A reload puts a fresh runtime into a slot: the
+ * GC counters add the replaced runtimes' totals (the last they reported) to the live one's, so they
+ * never go back; the histograms are the slot's own children; the gauges (ready queue, tasks) are
+ * the live runtime's.
  */
-final class PythonMetrics implements GilWaitObserver, AutoCloseable {
+final class PythonMetrics implements AutoCloseable {
     /** Seconds: an uncontended entry takes ~100 ns; a handler holding the GIL in sync code, up to seconds. */
     static final double[] GIL_BUCKETS = {0.000001, 0.0000025, 0.000005, 0.00001, 0.000025, 0.00005, 0.0001, 0.00025, 0.0005, 0.001,
             0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1};
     static final double[] LAG_BUCKETS = {0.0001, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10};
-    private static final long PROBE_INTERVAL_MILLIS = 250;
     private static final String[] GENERATIONS = {"0", "1", "2"};
 
-    private final Bridge bridge;
     private final Histogram gilWait;
-    private final DistributionDataPoint serverWaits;
-    private final DistributionDataPoint probeWaits;
     private final Histogram loopLag;
-    private volatile double ready = Double.NaN; // NaN: the loop has no readable ready queue (uvloop)
-    private final Thread probe;
-    private final Gauge tasks;
-    /** One report's counts and pause totals together: a scrape never pairs a new count with an old pause. */
-    private record GcTotals(long[] collections, double[] pauses) {
+    private final Map<Integer, Slot> slots = new ConcurrentSkipListMap<>(); // sorted: the children in slot order
+
+    /** One runtime slot: every runtime it had, the live one last. */
+    private static final class Slot {
+        final String label;
+        final DistributionDataPoint serverWaits;
+        final DistributionDataPoint probeWaits;
+        final List<WatchedRuntime> runtimes = new CopyOnWriteArrayList<>();
+        volatile WatchedRuntime live;
+
+        Slot(String label, Histogram gilWait, Histogram loopLag) {
+            this.label = label;
+            serverWaits = gilWait.labelValues("server", label);
+            probeWaits = gilWait.labelValues("probe", label);
+        }
     }
 
-    private volatile GcTotals gc = new GcTotals(new long[3], new double[3]);
-    private PyRef stop; // _apx._metrics.start's stop function; loop thread only
-
-    PythonMetrics(PrometheusRegistry registry, Labels labels, Bridge bridge) {
-        this.bridge = bridge;
+    PythonMetrics(PrometheusRegistry registry, Labels labels) {
         gilWait = Histogram.builder().name("apx_python_gil_wait_seconds")
                 .help("Time a Java thread waited to take the GIL: 'server' for apx's own entries (request drives on I/O "
                         + "threads, the loop thread back from the step lock), 'probe' for a thread that asks for it 4 times a second")
-                .labelNames("thread").classicOnly().classicUpperBounds(GIL_BUCKETS).constLabels(labels).withoutExemplars()
-                .register(registry);
-        serverWaits = gilWait.labelValues("server");
-        probeWaits = gilWait.labelValues("probe");
+                .labelNames("thread", Metrics.INTERPRETER).classicOnly().classicUpperBounds(GIL_BUCKETS).constLabels(labels)
+                .withoutExemplars().register(registry);
         loopLag = Histogram.builder().name("apx_python_loop_lag_seconds")
                 .help("How late the event loop ran a timer that was due (sampled 4 times a second)")
-                .classicOnly().classicUpperBounds(LAG_BUCKETS).constLabels(labels).withoutExemplars().register(registry);
+                .labelNames(Metrics.INTERPRETER).classicOnly().classicUpperBounds(LAG_BUCKETS).constLabels(labels).withoutExemplars()
+                .register(registry);
         GaugeWithCallback.builder().name("apx_python_loop_ready_callbacks")
-                .help("Callbacks waiting in the asyncio loop's ready queue (absent with uvloop)").constLabels(labels)
-                .callback(callback -> {
-                    double now = ready;
-                    if (!Double.isNaN(now)) {
-                        callback.call(now);
+                .help("Callbacks waiting in the asyncio loop's ready queue (absent with uvloop)").labelNames(Metrics.INTERPRETER)
+                .constLabels(labels).callback(callback -> {
+                    for (Slot slot : slots.values()) {
+                        WatchedRuntime live = slot.live;
+                        if (live != null && !Double.isNaN(live.ready())) {
+                            callback.call(live.ready(), slot.label);
+                        }
                     }
                 }).register(registry);
-        tasks = Gauge.builder().name("apx_python_tasks").help("asyncio tasks alive on the event loop (asyncio.all_tasks)")
-                .constLabels(labels).register(registry);
+        GaugeWithCallback.builder().name("apx_python_tasks").help("asyncio tasks alive on the event loop (asyncio.all_tasks)")
+                .labelNames(Metrics.INTERPRETER).constLabels(labels).callback(callback -> {
+                    for (Slot slot : slots.values()) {
+                        WatchedRuntime live = slot.live;
+                        if (live != null && live.tasks() >= 0) {
+                            callback.call(live.tasks(), slot.label);
+                        }
+                    }
+                }).register(registry);
         CounterWithCallback.builder().name("apx_python_gc_collections").help("Garbage collections, by generation")
-                .labelNames("generation").constLabels(labels).callback(callback -> {
-                    long[] now = gc.collections();
-                    for (int g = 0; g < 3; g++) {
-                        callback.call(now[g], GENERATIONS[g]);
+                .labelNames("generation", Metrics.INTERPRETER).constLabels(labels).callback(callback -> {
+                    for (Slot slot : slots.values()) {
+                        long[] sum = new long[3];
+                        for (WatchedRuntime runtime : slot.runtimes) {
+                            long[] counts = runtime.gc().collections();
+                            for (int g = 0; g < 3; g++) {
+                                sum[g] += counts[g];
+                            }
+                        }
+                        for (int g = 0; g < 3; g++) {
+                            callback.call(sum[g], GENERATIONS[g], slot.label);
+                        }
                     }
                 }).register(registry);
         CounterWithCallback.builder().name("apx_python_gc_pause_seconds")
                 .help("Time spent in garbage collections (the GIL is held throughout), by generation")
-                .labelNames("generation").constLabels(labels).callback(callback -> {
-                    double[] now = gc.pauses();
-                    for (int g = 0; g < 3; g++) {
-                        callback.call(now[g], GENERATIONS[g]);
+                .labelNames("generation", Metrics.INTERPRETER).constLabels(labels).callback(callback -> {
+                    for (Slot slot : slots.values()) {
+                        double[] sum = new double[3];
+                        for (WatchedRuntime runtime : slot.runtimes) {
+                            double[] seconds = runtime.gc().pauses();
+                            for (int g = 0; g < 3; g++) {
+                                sum[g] += seconds[g];
+                            }
+                        }
+                        for (int g = 0; g < 3; g++) {
+                            callback.call(sum[g], GENERATIONS[g], slot.label);
+                        }
                     }
                 }).register(registry);
-        bridge.interpreter().observeGilWaits(this);
-        probe = Thread.ofPlatform().name("apx-metrics-gil-probe").daemon(true).start(this::probeGil);
-        bridge.runOnLoop(gil -> {
-            try (PyRef module = gil.importModule("_apx._metrics");
-                 PyRef report = gil.function("apx_metrics_report", (g, args) -> {
-                     report((Double) args.get(0), (Long) args.get(1), (Long) args.get(2), (Object[]) args.get(3), (Object[]) args.get(4));
-                     return null;
-                 })) {
-                stop = module.callMethod(gil, "start", bridge.loop(), report);
-            } catch (PythonException e) {
-                Log.warning("apx: --metrics cannot watch the event loop: " + e.getMessage());
-            }
-        });
-    }
-
-    @Override
-    public void waited(long nanos) {
-        (Thread.currentThread() == probe ? probeWaits : serverWaits).observe(nanos / 1e9);
     }
 
     /**
-     * With uvloop (LOOP start mode) the loop thread keeps the GIL and no apx thread asks for it; a
-     * thread that needs Python then (run_in_executor, to_thread, a C extension's callback) waits
-     * for the loop to let go: in select, or at the switch interval (5 ms) when it is busy. The
-     * probe asks as such a thread would, rarely enough to cost nothing.
+     * The runtime {@code interpreter} serves slot {@code slot} from now on; {@code bridge} is its
+     * event loop's, null for a WSGI app (no loop: GIL and GC only). The runtime it replaces stops
+     * its probe.
      */
-    private void probeGil() {
-        while (!Thread.currentThread().isInterrupted()) {
-            try {
-                Thread.sleep(PROBE_INTERVAL_MILLIS);
-            } catch (InterruptedException e) {
-                return;
-            }
-            bridge.interpreter().run(gil -> {
-            }); // timed by waited(), like every entry
+    void watch(int slot, Interpreter interpreter, Bridge bridge) {
+        Slot watched = slots.computeIfAbsent(slot, s -> new Slot(String.valueOf(s), gilWait, loopLag));
+        WatchedRuntime previous = watched.live;
+        if (previous != null && previous.interpreter() == interpreter) {
+            return;
         }
-    }
-
-    /** From the loop's timer (loop thread, GIL held). */
-    private void report(double lag, long readyCallbacks, long tasksAlive, Object[] gcCollections, Object[] gcPauses) {
-        loopLag.observe(lag);
-        ready = readyCallbacks >= 0 ? readyCallbacks : Double.NaN;
-        tasks.set(tasksAlive);
-        long[] counts = new long[3];
-        double[] seconds = new double[3];
-        for (int g = 0; g < 3; g++) {
-            counts[g] = (Long) gcCollections[g];
-            seconds[g] = (Double) gcPauses[g];
+        DistributionDataPoint lag = bridge != null ? loopLag.labelValues(watched.label) : null; // no loop, no child
+        WatchedRuntime fresh = new WatchedRuntime(interpreter, bridge, watched.label, watched.serverWaits, watched.probeWaits, lag);
+        watched.runtimes.add(fresh);
+        watched.live = fresh;
+        if (previous != null) {
+            previous.retire();
         }
-        gc = new GcTotals(counts, seconds);
     }
 
     @Override
     public void close() {
-        probe.interrupt();
-        bridge.interpreter().observeGilWaits(null);
-        try {
-            bridge.runOnLoop(this::stopTimer);
-        } catch (IllegalStateException loopGone) {
-            // the loop already stopped, and its timer with it
-        }
-    }
-
-    /** The GC callback goes; the loop's timer stops at its next tick. */
-    private void stopTimer(Gil gil) {
-        if (stop != null) {
-            stop.call(gil).close();
-            stop.close();
-            stop = null;
+        for (Slot slot : slots.values()) {
+            slot.runtimes.forEach(WatchedRuntime::close);
         }
     }
 }

@@ -86,7 +86,7 @@ class MetricsIT {
 
         int appRequests = 7 + 3 + 2 + 1;
         Map<String, Double> after = scrape(metricsPort,
-                s -> delta(s, before, "apx_bridge_hops_count{worker=7}") >= appRequests);
+                s -> delta(s, before, "apx_bridge_hops_count{interpreter=0,worker=7}") >= appRequests);
 
         assertThat(delta(after, before, "apx_http_requests_total{method=GET,status=2xx,worker=7}")).isEqualTo(7);
         assertThat(delta(after, before, "apx_http_requests_total{method=GET,status=4xx,worker=7}")).as("3 x 404 and the 400")
@@ -101,14 +101,14 @@ class MetricsIT {
                 .as("ok x7, nope x3, Internal Server Error x2, the echo, the 400's text")
                 .isEqualTo(7 * 2 + 3 * 4 + 2 * 21 + 1000 + "Invalid HTTP request received.".length());
         assertThat(delta(after, before, "apx_http_rejected_requests_total{reason=invalid_request,worker=7}")).isEqualTo(1);
-        assertThat(delta(after, before, "apx_bridge_hops_count{worker=7}")).as("one per coroutine that ended").isEqualTo(appRequests);
-        assertThat(delta(after, before, "apx_bridge_suspensions_count{worker=7}")).isEqualTo(appRequests);
-        assertThat(after.get("apx_bridge_enter_task_collisions_total{worker=7}")).isZero();
+        assertThat(delta(after, before, "apx_bridge_hops_count{interpreter=0,worker=7}")).as("one per coroutine that ended").isEqualTo(appRequests);
+        assertThat(delta(after, before, "apx_bridge_suspensions_count{interpreter=0,worker=7}")).isEqualTo(appRequests);
+        assertThat(after.get("apx_bridge_enter_task_collisions_total{interpreter=0,worker=7}")).isZero();
         assertThat(after.get("apx_http_requests_in_flight{worker=7}")).isZero();
-        assertThat(after).containsKeys("apx_http_connections_open{worker=7}", "apx_bridge_step_lock_waits_total{worker=7}",
-                "apx_bridge_stalls_total{worker=7}", "apx_bridge_pokes_total{worker=7}", "apx_bridge_loop_errors_total{worker=7}",
-                "apx_python_tasks{worker=7}", "apx_python_gc_collections_total{generation=0,worker=7}",
-                "apx_python_gc_pause_seconds_total{generation=2,worker=7}");
+        assertThat(after).containsKeys("apx_http_connections_open{worker=7}", "apx_bridge_step_lock_waits_total{interpreter=0,worker=7}",
+                "apx_bridge_stalls_total{interpreter=0,worker=7}", "apx_bridge_pokes_total{interpreter=0,worker=7}", "apx_bridge_loop_errors_total{interpreter=0,worker=7}",
+                "apx_python_tasks{interpreter=0,worker=7}", "apx_python_gc_collections_total{generation=0,interpreter=0,worker=7}",
+                "apx_python_gc_pause_seconds_total{generation=2,interpreter=0,worker=7}");
     }
 
     @Test
@@ -132,7 +132,7 @@ class MetricsIT {
             assertThat(curl.waitFor(60, TimeUnit.SECONDS)).isTrue();
         }
 
-        Map<String, Double> after = scrape(metricsPort, s -> delta(s, before, "apx_bridge_hops_count{worker=7}") >= 34);
+        Map<String, Double> after = scrape(metricsPort, s -> delta(s, before, "apx_bridge_hops_count{interpreter=0,worker=7}") >= 34);
         assertThat(delta(after, before, "apx_http_requests_total{method=GET,status=2xx,worker=7}")).as("30 over h2, 2 over HTTP/1.1")
                 .isEqualTo(32);
         assertThat(delta(after, before, "apx_http_requests_total{method=POST,status=2xx,worker=7}")).as("curl --data").isEqualTo(1);
@@ -149,10 +149,13 @@ class MetricsIT {
     @Test
     void everySeriesCarriesTheWorkerLabelAndPythonAndJvmSeriesAreThere() throws Exception {
         Map<String, Double> samples = scrape(metricsPort,
-                s -> s.getOrDefault("apx_python_gil_wait_seconds_count{thread=probe,worker=7}", 0.0) > 0
-                        && s.getOrDefault("apx_python_loop_lag_seconds_count{worker=7}", 0.0) > 0);
+                s -> s.getOrDefault("apx_python_gil_wait_seconds_count{interpreter=0,thread=probe,worker=7}", 0.0) > 0
+                        && s.getOrDefault("apx_python_loop_lag_seconds_count{interpreter=0,worker=7}", 0.0) > 0);
 
         assertThat(samples.keySet()).allSatisfy(key -> assertThat(key).contains("worker=7"));
+        assertThat(samples.keySet()).as("one runtime: its series as interpreter=0")
+                .filteredOn(key -> key.startsWith("apx_bridge_") || key.startsWith("apx_python_")).isNotEmpty()
+                .allSatisfy(key -> assertThat(key).contains("interpreter=0,"));
         assertThat(samples.keySet()).anyMatch(key -> key.startsWith("jvm_memory_used_bytes{"))
                 .anyMatch(key -> key.startsWith("jvm_threads_current{"))
                 .anyMatch(key -> key.startsWith("jvm_gc_collection_seconds_count{"));
@@ -177,7 +180,7 @@ class MetricsIT {
         assertThat(open.body()).endsWith("# EOF\n");
         assertThat(parse(open.body(), "openmetrics")).containsKey("apx_http_requests_total{method=GET,status=2xx,worker=7}");
         assertThat(text.headers().firstValue("content-type")).hasValueSatisfying(type -> assertThat(type).startsWith("text/plain; version=0.0.4"));
-        assertThat(parse(text.body(), "text")).containsKey("apx_bridge_hops_count{worker=7}");
+        assertThat(parse(text.body(), "text")).containsKey("apx_bridge_hops_count{interpreter=0,worker=7}");
     }
 
     @Test
@@ -207,6 +210,116 @@ class MetricsIT {
         ws.sendClose(WebSocket.NORMAL_CLOSURE, "").get(10, TimeUnit.SECONDS);
         Map<String, Double> closed = scrape(metricsPort, s -> s.get("apx_websocket_sessions_open{worker=7}") == 0);
         assertThat(closed.get("apx_websocket_sessions_open{worker=7}")).isZero();
+    }
+
+    /** Issue 26: --interpreters 2, each runtime's series as its own child; the connections held open at once go one to each. */
+    @Test
+    void everyRuntimeHasItsOwnChildrenAndTheyAddUpToTheRequestsSent(@TempDir Path tmp) throws Exception {
+        int port = freePort();
+        try (ApxProcess server = ApxProcess.start(tmp, Map.of(), "--interpreters", "2", "--metrics", "--metrics-port", String.valueOf(port),
+                "--warmup", "0", "--no-access-log", "apxtest.metrics_app:app")) {
+            server.awaitStderr("Serving in 2 runtimes", 60); // the second joins once it has imported the app
+            Map<String, Double> before = scrape(port, s -> s.containsKey("apx_bridge_coroutines_total{interpreter=1}"));
+            int perConnection = 5;
+            sendOnTwoConnectionsAtOnce(server.port, "/", perConnection);
+            int sent = 2 * perConnection;
+
+            Map<String, Double> after = scrape(port, s -> delta(s, before, "apx_bridge_hops_count{interpreter=0}")
+                    + delta(s, before, "apx_bridge_hops_count{interpreter=1}") >= sent
+                    && s.getOrDefault("apx_python_gil_wait_seconds_count{interpreter=1,thread=probe}", 0.0) > 0);
+            double first = delta(after, before, "apx_bridge_coroutines_total{interpreter=0}");
+            double second = delta(after, before, "apx_bridge_coroutines_total{interpreter=1}");
+            assertThat(first + second).as("the requests sent, over both runtimes: %s", after).isGreaterThanOrEqualTo(sent);
+            assertThat(first).as("each connection on a runtime of its own").isEqualTo(perConnection);
+            assertThat(second).isEqualTo(perConnection);
+            assertThat(delta(after, before, "apx_bridge_hops_count{interpreter=0}") + delta(after, before, "apx_bridge_hops_count{interpreter=1}"))
+                    .as("one per coroutine that ended").isEqualTo(sent);
+            assertThat(after).containsKeys("apx_bridge_coroutines_in_flight{interpreter=0}", "apx_bridge_coroutines_in_flight{interpreter=1}",
+                    "apx_python_tasks{interpreter=0}", "apx_python_tasks{interpreter=1}",
+                    "apx_python_gc_collections_total{generation=2,interpreter=0}", "apx_python_gc_collections_total{generation=2,interpreter=1}",
+                    "apx_python_loop_lag_seconds_count{interpreter=0}", "apx_python_loop_lag_seconds_count{interpreter=1}")
+                    .doesNotContainKey("apx_bridge_coroutines_total{interpreter=2}");
+            assertThat(after.keySet()).filteredOn(key -> key.startsWith("apx_bridge_") || key.startsWith("apx_python_"))
+                    .allSatisfy(key -> assertThat(key).containsPattern("interpreter=[01]\\b"));
+        }
+    }
+
+    /**
+     * A WSGI app has no bridge and no loop: each runtime's GIL waits (its blocking threads' and the
+     * probe's) and its GC counts, as children of their own.
+     */
+    @Test
+    void aWsgiAppsRuntimesHaveTheirGilAndGcSeries(@TempDir Path tmp) throws Exception {
+        int port = freePort();
+        // one blocking thread per runtime: a thread's first entry into a runtime makes its thread state and is not timed, its next ones are
+        try (ApxProcess server = ApxProcess.start(tmp, Map.of(), "--interface", "wsgi", "--blocking-threads", "1", "--interpreters", "2", "--metrics",
+                "--metrics-port", String.valueOf(port), "--warmup", "0", "--no-access-log", "apxtest.wsgi_apps:app")) {
+            server.awaitStderr("Serving in 2 runtimes", 60);
+            sendOnTwoConnectionsAtOnce(server.port, "/echo", 3);
+            Map<String, Double> samples = scrape(port, s -> s.getOrDefault("apx_python_gil_wait_seconds_count{interpreter=0,thread=probe}", 0.0) > 0
+                    && s.getOrDefault("apx_python_gil_wait_seconds_count{interpreter=1,thread=probe}", 0.0) > 0);
+
+            for (String slot : List.of("0", "1")) {
+                assertThat(samples.get("apx_python_gil_wait_seconds_count{interpreter=" + slot + ",thread=probe}")).as(slot).isPositive();
+                assertThat(samples.get("apx_python_gil_wait_seconds_count{interpreter=" + slot + ",thread=server}"))
+                        .as("runtime %s's blocking thread took its GIL", slot).isPositive();
+                assertThat(samples).containsKeys("apx_python_gc_collections_total{generation=0,interpreter=" + slot + "}",
+                        "apx_python_gc_pause_seconds_total{generation=2,interpreter=" + slot + "}");
+            }
+            assertThat(samples.keySet()).noneMatch(key -> key.startsWith("apx_bridge_") || key.startsWith("apx_python_loop_")
+                    || key.startsWith("apx_python_tasks"));
+        }
+    }
+
+    /**
+     * SIGHUP to a --workers supervisor reloads each worker into fresh runtimes: slot i keeps its
+     * label, its counters go on from the replaced runtime's counts, and the supervisor's endpoint
+     * shows every worker's runtimes by both labels. (Which worker accepts a connection is the
+     * kernel's choice: the requests are counted over all of them.)
+     */
+    @Test
+    void aReloadKeepsEachSlotsCountersGoingThroughTheSupervisorsEndpoint(@TempDir Path tmp) throws Exception {
+        int port = freePort();
+        try (ApxProcess server = ApxProcess.start(tmp, Map.of(), "--workers", "2", "--interpreters", "2", "--metrics", "--metrics-port",
+                String.valueOf(port), "--warmup", "0", "--no-access-log", "apxtest.metrics_app:app")) {
+            server.awaitStderr("Serving in 2 runtimes", 2, 60); // in each worker
+            sendOnTwoConnectionsAtOnce(server.port, "/", 3);
+            Predicate<Map<String, Double>> bothWorkers = s -> s.getOrDefault("apx_supervisor_worker_scrape_ok{worker=0}", 0.0) == 1
+                    && s.getOrDefault("apx_supervisor_worker_scrape_ok{worker=1}", 0.0) == 1;
+            Map<String, Double> before = scrape(port, bothWorkers.and(s -> sum(s, "apx_bridge_hops_count{") >= 6));
+            List<String> slots = new ArrayList<>();
+            for (String worker : List.of("0", "1")) {
+                for (String interpreter : List.of("0", "1")) {
+                    slots.add("{interpreter=" + interpreter + ",worker=" + worker + "}");
+                    slots.add("{interpreter=" + interpreter + ",thread=probe,worker=" + worker + "}");
+                }
+            }
+            List<String> counters = new ArrayList<>();
+            for (String series : List.of("apx_bridge_coroutines_total", "apx_bridge_hops_count", "apx_python_gil_wait_seconds_count")) {
+                slots.stream().filter(labels -> labels.contains("thread") == series.contains("gil")).forEach(labels -> counters.add(series + labels));
+            }
+            assertThat(before).as("every worker's runtimes by both labels").containsKeys(counters.toArray(String[]::new));
+
+            WorkersIT.signal(server, "HUP");
+            server.awaitStderr("Reloaded in ", 2, 60);
+            server.awaitStderr("Application startup complete.", 8, 60); // lifespan startup in each fresh runtime
+            Map<String, Double> reloaded = scrape(port, bothWorkers.and(s -> s.getOrDefault("apx_supervisor_worker_restarts_total{reason=reload}", 0.0) == 2));
+            assertThat(reloaded.get("apx_supervisor_worker_restarts_total{reason=reload}")).isEqualTo(2);
+            for (String key : counters) {
+                assertThat(reloaded.get(key)).as("%s never goes back across the reload", key).isGreaterThanOrEqualTo(before.get(key));
+            }
+
+            sendOnTwoConnectionsAtOnce(server.port, "/", 3); // to the fresh runtimes
+            Map<String, Double> after = scrape(port, bothWorkers.and(s -> sum(s, "apx_bridge_hops_count{") - sum(reloaded, "apx_bridge_hops_count{") >= 6));
+            assertThat(sum(after, "apx_bridge_coroutines_total{") - sum(reloaded, "apx_bridge_coroutines_total{"))
+                    .as("the fresh runtimes' requests count in the same slots: %s", after).isGreaterThanOrEqualTo(6);
+            assertThat(sum(after, "apx_bridge_hops_count{") - sum(reloaded, "apx_bridge_hops_count{"))
+                    .as("the 6 requests, and the replaced runtimes' lifespan coroutines that end as they retire (one each)").isBetween(6.0, 10.0);
+            assertThat(after.keySet()).filteredOn(key -> key.startsWith("apx_bridge_coroutines_total{")).hasSize(4);
+            server.process.destroy();
+            assertThat(server.awaitExit(60)).isZero();
+            server.assertNoJavaStackTrace();
+        }
     }
 
     @Test
@@ -264,10 +377,32 @@ class MetricsIT {
         }
     }
 
+    /**
+     * {@code count} keep-alive GETs of {@code path} (answered 200) on each of two connections, both open from the first request on:
+     * the server gives a new connection to the runtime with the fewest open, so one goes to each.
+     */
+    private static void sendOnTwoConnectionsAtOnce(int port, String path, int count) throws Exception {
+        List<HttpClient> clients = List.of(HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build(),
+                HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build());
+        for (int i = 0; i < count; i++) {
+            for (HttpClient client : clients) {
+                HttpResponse<String> response = client.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path)).build(),
+                        HttpResponse.BodyHandlers.ofString());
+                assertThat(response.statusCode()).isEqualTo(200);
+            }
+        }
+        clients.forEach(HttpClient::close);
+    }
+
     private static int freePort() throws IOException {
         try (ServerSocket socket = new ServerSocket(0)) {
             return socket.getLocalPort();
         }
+    }
+
+    /** The sum of every sample whose key starts with {@code prefix} (a series over all its children). */
+    private static double sum(Map<String, Double> samples, String prefix) {
+        return samples.entrySet().stream().filter(e -> e.getKey().startsWith(prefix)).mapToDouble(Map.Entry::getValue).sum();
     }
 
     private static double delta(Map<String, Double> after, Map<String, Double> before, String key) {
