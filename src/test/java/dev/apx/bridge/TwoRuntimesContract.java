@@ -83,15 +83,19 @@ abstract class TwoRuntimesContract extends BridgeContract {
                 go.countDown();
                 awaitQuietly(go);
                 partnerSpan[0] = System.nanoTime();
+                Throwable failed = null;
                 try {
                     method.invoke(test.partner);
-                    partnerDone.complete(null);
                 } catch (InvocationTargetException e) {
-                    partnerDone.completeExceptionally(e.getCause());
+                    failed = e.getCause();
                 } catch (Throwable t) {
-                    partnerDone.completeExceptionally(t);
-                } finally {
-                    partnerSpan[1] = System.nanoTime();
+                    failed = t;
+                }
+                partnerSpan[1] = System.nanoTime(); // before the completion, which publishes it to the test thread
+                if (failed == null) {
+                    partnerDone.complete(null);
+                } else {
+                    partnerDone.completeExceptionally(failed);
                 }
             });
             go.countDown();
