@@ -2,7 +2,7 @@ package dev.apx.cli;
 
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.ValueSource;
+import org.junit.jupiter.params.provider.CsvSource;
 
 import java.io.File;
 import java.nio.file.Files;
@@ -17,7 +17,7 @@ import java.util.concurrent.TimeUnit;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Issue 26's stress test: {@code --interpreters 3} serving HTTP/1.1 keep-alive, h2 (prior knowledge),
+ * Issue 26's stress test: {@code --interpreters 3} (on 3.11, 3.12 and 3.13) serving HTTP/1.1 keep-alive, h2 (prior knowledge),
  * request bodies (whole and streamed), streamed responses and WebSocket echo sessions all at once for
  * {@value #LOAD_SECONDS} s with real clients (httpx, websockets, the h2 package:
  * {@code src/test/resources/clients/stress_client.py}), then SIGTERM while the load runs.
@@ -71,11 +71,14 @@ class RuntimesStressIT {
         return fields;
     }
 
-    @ParameterizedTest(name = "--loop {0}")
-    @ValueSource(strings = {"asyncio", "uvloop"})
-    void threeRuntimesServeEveryProtocolAtOnceAndDrainEachOnSigterm(String loop) throws Exception {
+    /** uvloop on 3.11 (its wheels exist for 3.11 only), asyncio on 3.12 and 3.13 (asyncio on 3.11: RuntimesIT, ReloadUnderLoadIT). */
+    @ParameterizedTest(name = "Python {0}, --loop {1}")
+    @CsvSource({"3.11, uvloop", "3.12, asyncio", "3.13, asyncio"})
+    void threeRuntimesServeEveryProtocolAtOnceAndDrainEachOnSigterm(String python, String loop) throws Exception {
         Path marker = tmp.resolve("lifespan-shutdown.txt");
-        try (ApxProcess apx = ApxProcess.start(tmp, Map.of("APX_STRESS_MARKER", marker.toString()), "--interpreters", String.valueOf(RUNTIMES),
+        Path server = Path.of(System.getProperty("apx.python" + python.replace(".", ""), ".venv/py" + python + "/bin/python"));
+        try (ApxProcess apx = ApxProcess.start(tmp, ApxProcess.testApps(), server, Map.of("APX_STRESS_MARKER", marker.toString()),
+                "--interpreters", String.valueOf(RUNTIMES),
                 "--loop", loop, "--no-access-log", "--warmup", "0", "--timeout-graceful-shutdown", "10", "apxtest.stress_app:app")) {
             Path out = tmp.resolve("client-stdout.txt");
             Path err = tmp.resolve("client-stderr.txt");
@@ -90,7 +93,7 @@ class RuntimesStressIT {
             int exit = apx.awaitExit(30);
             String stderr = apx.stderr();
             Seen seen = Seen.parse(Files.readString(out));
-            System.out.printf("--interpreters %d --loop %s: %s; %s%n", RUNTIMES, loop, seen.counts(), seen.stats());
+            System.out.printf("Python %s, --interpreters %d --loop %s: %s; %s%n", python, RUNTIMES, loop, seen.counts(), seen.stats());
 
             assertThat(seen.errors()).as("what the clients saw go wrong").isEmpty();
             assertThat(seen.stats().get("errors")).isZero();
@@ -132,7 +135,7 @@ class RuntimesStressIT {
             }
             assertThat(ApxProcess.count(stderr, "Application startup complete.")).isEqualTo(RUNTIMES);
             assertThat(ApxProcess.count(stderr, "Application shutdown complete.")).isEqualTo(RUNTIMES);
-            assertThat(stderr).contains(" in " + RUNTIMES + " runtimes").contains("Finished server process");
+            assertThat(stderr).contains("with Python " + python + ".").contains(" in " + RUNTIMES + " runtimes").contains("Finished server process");
             apx.assertNoJavaStackTrace();
         }
     }
