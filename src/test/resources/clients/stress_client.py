@@ -68,9 +68,8 @@ def closed_unanswered(error):
         isinstance(error, httpx.RemoteProtocolError) and "without sending a response" in str(error))
 
 
-async def http_worker(name, client, version, rng, stop):
-    """Requests on one client (one connection) until stop is set; returns its runtime."""
-    runtime = None
+async def http_worker(name, client, version, rng, stop, runtime):
+    """Requests on one client (one connection, on runtime) until stop is set."""
     n = 0
     global in_flight
     while not stop.is_set():
@@ -103,12 +102,12 @@ async def http_worker(name, client, version, rng, stop):
                 expected = response.headers.get("x-runtime", "?").encode()
         except Exception as e:
             if stopping.is_set() and version == "HTTP/1.1" and closed_unanswered(e):
-                # the server closed the connection as idle at SIGTERM before it read this request (HTTP/1.1's
-                # keep-alive race, as every server's graceful shutdown); the app's own count proves it never started
+                # the server closed the connection at SIGTERM before it read this request (HTTP/1.1's keep-alive
+                # race, as at every server's graceful shutdown); the app's own count shows it never started
                 count(runtime, "refused_at_shutdown")
             else:
                 fail("%s %s (runtime %s) request %d (%s) at %.2f s: %r" % (version, name, runtime, n, kind, time.monotonic() - T0, e))
-            return runtime
+            return
         finally:
             in_flight -= 1
         got = response.headers.get("x-runtime")
@@ -117,13 +116,11 @@ async def http_worker(name, client, version, rng, stop):
                 version, name, n, kind, response.status_code, len(response.content), len(expected)))
         elif response.http_version != version:
             fail("%s %s: served over %s" % (version, name, response.http_version))
-        elif runtime is not None and got != runtime:
+        elif got != runtime:
             fail("%s %s: its connection moved from runtime %s to %s" % (version, name, runtime, got))
         else:
-            runtime = got
             count(got, "ok")
             count(got, "http/1.1" if version == "HTTP/1.1" else "h2")
-    return runtime
 
 
 async def websocket_worker(name, rng):
@@ -255,14 +252,13 @@ def without_goaway(data):
 
 async def main():
     global in_flight_at_sigterm
-    rng = random.Random(26)
     timeout = httpx.Timeout(60)
     websockets = []
     for i in range(2 * RUNTIMES):
         websockets.append(asyncio.create_task(websocket_worker("ws%d" % i, random.Random(i))))
         while sum(c.get("ws_sessions", 0) for c in per_runtime.values()) < i + 1 and not errors:
             await asyncio.sleep(0.01)  # one at a time: the spread is by open connections
-    clients, workers, h2_clients, h2_workers = [], [], [], []
+    clients, workers, h2_workers = [], [], []
     # httpx's h2 streams stop before SIGTERM: httpx gives up its streams in flight at a GOAWAY (see
     # slow_h2_request); and a stream whose HEADERS cross the GOAWAY, with the WINDOW_UPDATE httpx sends
     # with each, makes Netty close the whole connection (docs/interpreters.md, "Proof")
@@ -272,15 +268,16 @@ async def main():
         warm = await client.get("/runtime")  # opens its connection now
         count(warm.headers["x-runtime"], "ok")
         clients.append(client)
-        workers.append(asyncio.create_task(http_worker("h1-%d" % i, client, "HTTP/1.1", random.Random(100 + i), stopping)))
+        workers.append(asyncio.create_task(http_worker("h1-%d" % i, client, "HTTP/1.1", random.Random(100 + i), stopping,
+                                                       warm.headers["x-runtime"])))
     for i in range(RUNTIMES):
         client = httpx.AsyncClient(base_url=BASE, timeout=timeout, http1=False, http2=True)
         warm = await client.get("/runtime")
         count(warm.headers["x-runtime"], "ok")
         clients.append(client)
-        h2_clients.append(client)
         for s in range(4):
-            h2_workers.append(asyncio.create_task(http_worker("h2-%d.%d" % (i, s), client, "HTTP/2", random.Random(200 + 4 * i + s), h2_stop)))
+            h2_workers.append(asyncio.create_task(http_worker("h2-%d.%d" % (i, s), client, "HTTP/2", random.Random(200 + 4 * i + s), h2_stop,
+                                                              warm.headers["x-runtime"])))
     started = time.monotonic()
     await asyncio.sleep(SECONDS)
     h2_stop.set()
