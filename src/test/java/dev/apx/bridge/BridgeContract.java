@@ -171,7 +171,7 @@ abstract class BridgeContract {
         }
     }
 
-    /** Seed: contextvars and drive cycles.
+    /** Seed: contextvars and drive cycles. */
     @Test
     void concurrentRequestsKeepTheirOwnContext() {
         List<CompletableFuture<Outcome>> outcomes = new ArrayList<>();

@@ -46,8 +46,13 @@ final class ApxProcess implements AutoCloseable {
 
     /** The same with the app in {@code appDir} (e.g. a file the test edits) instead of the test resources. */
     static ApxProcess start(Path dir, Path appDir, Map<String, String> env, String... args) throws IOException, InterruptedException {
+        return start(dir, appDir, PYTHON, env, args);
+    }
+
+    /** The same on another Python than 3.11 (a venv's {@code bin/python}). */
+    static ApxProcess start(Path dir, Path appDir, Path python, Map<String, String> env, String... args) throws IOException, InterruptedException {
         List<String> command = new ArrayList<>(List.of(JAVA, "--enable-native-access=ALL-UNNAMED", "-jar", JAR.toString(),
-                "--python", PYTHON.toString(), "--app-dir", appDir.toString(), "--port", "0"));
+                "--python", python.toAbsolutePath().toString(), "--app-dir", appDir.toString(), "--port", "0"));
         command.addAll(List.of(args));
         Path stdout = dir.resolve("stdout.txt");
         Path stderr = dir.resolve("stderr.txt");
@@ -70,7 +75,7 @@ final class ApxProcess implements AutoCloseable {
         return fail("apx did not start: " + Files.readString(stderr));
     }
 
-    private static Path testApps() {
+    static Path testApps() {
         try {
             return Path.of(ApxProcess.class.getResource("/python/apxtest/__init__.py").toURI()).getParent().getParent();
         } catch (URISyntaxException e) {
