@@ -129,6 +129,7 @@ class ReloadUnderLoadIT {
         Path marker = tmp.resolve("lifespan-shutdown.txt");
         try (ApxProcess apx = ApxProcess.start(tmp, tmp, Map.of("APX_RELOAD_MARKER", marker.toString()), "--interpreters", "2",
                 "--reload", "--reload-delay", "0.1", "--no-access-log", "--warmup", "0", "reloadload:app")) {
+            apx.awaitStderr("Serving in 2 runtimes", 1, WAIT); // the first serves at once, the second joins when imported
             long worker = apx.process.children().findFirst().orElseThrow().pid();
             Load load = new Load(apx.port);
             try (load) {

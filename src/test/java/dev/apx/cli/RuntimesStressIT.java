@@ -80,6 +80,7 @@ class RuntimesStressIT {
         try (ApxProcess apx = ApxProcess.start(tmp, ApxProcess.testApps(), server, Map.of("APX_STRESS_MARKER", marker.toString()),
                 "--interpreters", String.valueOf(RUNTIMES),
                 "--loop", loop, "--no-access-log", "--warmup", "0", "--timeout-graceful-shutdown", "10", "apxtest.stress_app:app")) {
+            apx.awaitStderr("Serving in " + RUNTIMES + " runtimes", 60); // the first serves at once, the others join when imported
             Path out = tmp.resolve("client-stdout.txt");
             Path err = tmp.resolve("client-stderr.txt");
             Process client = new ProcessBuilder(PYTHON.toString(), CLIENT.toString(), String.valueOf(apx.port), String.valueOf(apx.process.pid()),
