@@ -25,7 +25,7 @@ class SpareRuntimesTest {
 
     @Test
     void aSpareHasTheInstalledModulesOfTheServingCodeButNoneOfTheAppsOwn() throws Exception {
-        Files.writeString(appDir.resolve("spare_user_code.py"), "import starlette.applications\nimport json\n");
+        Files.writeString(appDir.resolve("spare_user_code.py"), "import h11._connection\nimport json\n");
         Interpreter serving = TestPython.interpreter();
         serving.run(gil -> {
             try (PyRef sys = gil.importModule("sys"); PyRef path = sys.getAttr(gil, "path")) {
@@ -40,7 +40,7 @@ class SpareRuntimesTest {
                 return List.copyOf((List<?>) names.toJava(gil));
             }
         });
-        assertThat(installed).contains("json", "starlette", "starlette.applications").doesNotContain("spare_user_code", "__main__")
+        assertThat(installed).contains("json", "h11", "h11._connection").doesNotContain("spare_user_code", "__main__")
                 .noneMatch(name -> name.toString().startsWith("apxtest")); // the tests' own apps, not installed either
 
         SpareRuntimes spares = new SpareRuntimes(TestPython.install(), Map.of("APX_SPARE_TEST", "set before the imports"), List.of(appDir));
@@ -49,7 +49,7 @@ class SpareRuntimesTest {
         assertThat(taken).hasSize(1);
         Interpreter spare = taken.getFirst();
         assertThat(spare).isNotSameAs(serving);
-        assertThat(loaded(spare, "starlette.applications")).as("site-packages: imported ahead").isTrue();
+        assertThat(loaded(spare, "h11._connection")).as("site-packages: imported ahead").isTrue();
         assertThat(loaded(spare, "json")).as("the standard library: imported ahead").isTrue();
         assertThat(loaded(spare, "spare_user_code")).as("the app's own module: left for the reload").isFalse();
         Object env = spare.call(gil -> {
