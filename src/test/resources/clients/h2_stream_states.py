@@ -4,6 +4,7 @@ wrong state, the cases h2spec checks (http2/5.1.1/2, http2/5.1/6, 9, 11, 12) and
 them that must stay stream errors (frames racing a reset the server sent).
 
 usage: h2_stream_states.py PORT CASE,CASE...   (cleartext, prior knowledge; apxtest.tls_apps:app)
+       (the after_goaway_* cases wait for the GOAWAY the test's server shutdown sends while /slow runs)
        H2_CA=ca.pem h2_stream_states.py ...     (TLS with ALPN h2, trusting that CA)
 Prints "ok: CASE" per case whose answer was the RFC's; a wrong answer raises (exit 1) saying what came.
 """
@@ -14,7 +15,7 @@ import sys
 import time
 
 import hpack
-from hyperframe.frame import DataFrame, Frame, GoAwayFrame, HeadersFrame, PingFrame, RstStreamFrame, SettingsFrame
+from hyperframe.frame import DataFrame, Frame, GoAwayFrame, HeadersFrame, PingFrame, RstStreamFrame, SettingsFrame, WindowUpdateFrame
 
 PORT = int(sys.argv[1])
 PREFACE = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"
@@ -238,9 +239,55 @@ def data_after_refused_stream():
         raise AssertionError("expected RST_STREAM(3, REFUSED_STREAM) and no GOAWAY; the server sent: %s" % ", ".join(conn.seen))
 
 
+def frames_after_goaway(then):
+    """A stream opened after the server's GOAWAY (a graceful shutdown or drain, while stream 1 runs) with a frame
+    right behind its HEADERS, as a client that had not read the GOAWAY yet sends them (httpx: a WINDOW_UPDATE on
+    each new stream). RFC 9113 6.8: the server refuses or ignores that stream; what follows on it is no connection
+    error, stream 1's response arrives whole and the connection ends with the GOAWAY(NO_ERROR) only."""
+    conn = Connection()
+    conn.headers(1, path="/slow?2")
+    goaway = conn.until(lambda f: isinstance(f, GoAwayFrame), 15, "the GOAWAY of the server's shutdown")
+    if goaway.error_code != 0 or goaway.last_stream_id != 1:
+        raise AssertionError("expected GOAWAY(last 1, NO_ERROR); the server sent: %s" % ", ".join(conn.seen))
+    conn.headers(3, end_stream=then == "window_update", path="/scope" if then == "window_update" else "/upload")
+    if then == "window_update":
+        conn.sock.sendall(WindowUpdateFrame(3, 65535).serialize())
+    elif then == "data":
+        conn.data(3, payload=b"x" * 1000, end_stream=False)
+        conn.data(3)
+    else:
+        conn.rst(3)
+    conn.sock.sendall(WindowUpdateFrame(0, 1000).serialize())  # connection-level state is still processed
+    body = b""
+    deadline = time.monotonic() + 15
+    while True:
+        frame = conn.next_frame(deadline)
+        if frame is None:
+            break
+        if isinstance(frame, DataFrame) and frame.stream_id == 1:
+            body += frame.data
+    if body != b"slow done" or not any(s == "DATA(1, END_STREAM)" for s in conn.seen):
+        raise AssertionError("stream 1's response was cut (%r); the server sent: %s" % (body, ", ".join(conn.seen)))
+    if [s for s in conn.seen if s.startswith("GOAWAY")] != ["GOAWAY(last 1, NO_ERROR)"] or not conn.closed:
+        raise AssertionError("expected the one GOAWAY(NO_ERROR), then the close; the server sent: %s" % ", ".join(conn.seen))
+
+
+def after_goaway_window_update():
+    frames_after_goaway("window_update")
+
+
+def after_goaway_data():
+    frames_after_goaway("data")
+
+
+def after_goaway_rst_stream():
+    frames_after_goaway("rst_stream")
+
+
 CASES = {f.__name__: f for f in (lower_stream_id, skipped_stream_id, headers_on_closed_stream, data_on_closed_stream,
                                  headers_on_half_closed_stream, h2spec_half_closed, headers_after_client_reset, data_after_server_reset,
-                                 data_after_refused_stream)}
+                                 data_after_refused_stream, after_goaway_window_update, after_goaway_data,
+                                 after_goaway_rst_stream)}
 
 if __name__ == "__main__":
     failed = []

@@ -50,6 +50,7 @@ import static io.netty.handler.codec.http2.Http2CodecUtil.HTTP_UPGRADE_STREAM_ID
  */
 final class ConnectionHandler extends Http2ConnectionHandler implements Http2FrameListener {
     private final ServerState state;
+    private final GoAwayAwareConnection goAwayAware; // connection(), typed
     private final Http2Connection.PropertyKey requestKey;
     private final long keepAliveNanos;
     private final Set<StreamRequest> open = new HashSet<>();
@@ -61,9 +62,11 @@ final class ConnectionHandler extends Http2ConnectionHandler implements Http2Fra
     private boolean flushQueued;
     private long lastStreamEnded = System.nanoTime();
 
-    ConnectionHandler(Http2ConnectionDecoder decoder, Http2ConnectionEncoder encoder, Http2Settings settings, ServerState state) {
+    ConnectionHandler(Http2ConnectionDecoder decoder, Http2ConnectionEncoder encoder, Http2Settings settings, ServerState state,
+                      GoAwayAwareConnection connection) {
         super(decoder, encoder, settings);
         this.state = state;
+        this.goAwayAware = connection;
         this.keepAliveNanos = TimeUnit.SECONDS.toNanos(state.config().keepAliveTimeoutSeconds());
         this.initialWindowSize = settings.initialWindowSize();
         decoder.frameListener(this);
@@ -338,12 +341,16 @@ final class ConnectionHandler extends Http2ConnectionHandler implements Http2Fra
      * RFC 9113 5.1: the client opened it, the reset closes it, frames that crossed the reset are not
      * the client's fault. So it is created here, one over the limit for this call only, and the
      * RST_STREAM REFUSED_STREAM that follows closes it: Netty then knows the id, and what crosses the
-     * reset gets a stream error at most.
+     * reset gets a stream error at most. After the GOAWAY no stream above its last-stream-id can be
+     * created: {@link GoAwayAwareConnection} keeps the id instead, and what crosses the reset is ignored.
      */
     private void openToRefuse(int id) {
         Http2Connection.Endpoint<?> client = connection().remote();
-        if (connection().stream(id) != null || id <= client.lastStreamCreated() || !client.isValidStreamId(id)
-                || connection().goAwaySent()) {
+        if (connection().stream(id) != null || id <= client.lastStreamCreated() || !client.isValidStreamId(id)) {
+            return;
+        }
+        if (connection().goAwaySent()) {
+            goAwayAware.refusedAfterGoAway(id);
             return;
         }
         int limit = client.maxActiveStreams();

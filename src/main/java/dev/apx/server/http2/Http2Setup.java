@@ -7,7 +7,6 @@ import dev.apx.server.shared.ServerState;
 
 import io.netty.channel.ChannelPipeline;
 import io.netty.handler.codec.http2.AbstractHttp2ConnectionHandlerBuilder;
-import io.netty.handler.codec.http2.DefaultHttp2Connection;
 import io.netty.handler.codec.http2.DefaultHttp2RemoteFlowController;
 import io.netty.handler.codec.http2.Http2ConnectionDecoder;
 import io.netty.handler.codec.http2.Http2ConnectionEncoder;
@@ -52,13 +51,13 @@ public final class Http2Setup {
 
     private static final class Builder extends AbstractHttp2ConnectionHandlerBuilder<ConnectionHandler, Builder> {
         private final ServerState state;
+        private final GoAwayAwareConnection connection = new GoAwayAwareConnection();
 
         Builder(ServerState state) {
             this.state = state;
             Http2Config config = state.config().protocols().http2();
             // Responses share the client's window evenly; the default distributor keeps RFC 7540's
             // priority tree per stream, which RFC 9113 deprecated and costs on every stream's start and end.
-            DefaultHttp2Connection connection = new DefaultHttp2Connection(true);
             connection.remote().flowController(new DefaultHttp2RemoteFlowController(connection, new UniformStreamByteDistributor(connection)));
             connection(connection)
                     .initialSettings(Http2Settings.defaultSettings()
@@ -81,7 +80,7 @@ public final class Http2Setup {
 
         @Override
         protected ConnectionHandler build(Http2ConnectionDecoder decoder, Http2ConnectionEncoder encoder, Http2Settings settings) {
-            return new ConnectionHandler(decoder, encoder, settings, state);
+            return new ConnectionHandler(decoder, encoder, settings, state, connection);
         }
     }
 }

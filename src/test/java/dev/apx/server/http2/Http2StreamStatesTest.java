@@ -68,7 +68,34 @@ class Http2StreamStatesTest {
         run(ServerConfig.defaults().withAccessLog(false).withProtocols(new Protocols(null, one)), false, List.of("data_after_refused_stream"));
     }
 
+    /**
+     * A graceful shutdown's GOAWAY while stream 1 runs, then a stream the client opens after it with a frame
+     * right behind its HEADERS (a WINDOW_UPDATE as httpx sends, DATA, RST_STREAM): ignored or refused (RFC 9113
+     * 6.8), never the connection error that cut stream 1. One server per case: its shutdown is the trigger.
+     */
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"after_goaway_window_update", "after_goaway_data", "after_goaway_rst_stream"})
+    void framesOnAStreamOpenedAfterGoawayKeepTheStreamsInFlight(String name) throws Exception {
+        run(ServerConfig.defaults().withAccessLog(false), false, List.of(name), server -> {
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+            while (server.server.inFlight() == 0 && System.nanoTime() < deadline) {
+                Thread.sleep(10);
+            }
+            assertThat(server.server.inFlight()).as("stream 1's /slow runs").isPositive();
+            server.server.stopAccepting(); // GOAWAY(last 1, NO_ERROR); stream 1 may finish
+        });
+    }
+
+    interface WhileRunning {
+        void accept(TestServer server) throws Exception;
+    }
+
     private static void run(ServerConfig config, boolean tls, List<String> cases) throws Exception {
+        run(config, tls, cases, server -> {
+        });
+    }
+
+    private static void run(ServerConfig config, boolean tls, List<String> cases, WhileRunning whileRunning) throws Exception {
         try (TestServer server = new TestServer("apxtest.tls_apps", "app", config)) {
             ProcessBuilder command = new ProcessBuilder(TestPython.python().toString(), SCRIPT.toString(),
                     String.valueOf(server.port()), String.join(",", cases));
@@ -78,6 +105,12 @@ class Http2StreamStatesTest {
             Path out = Files.createTempFile(dir, "out", ".txt");
             Process process = command.redirectErrorStream(true).redirectOutput(out.toFile())
                     .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null"))).start();
+            try {
+                whileRunning.accept(server);
+            } catch (Exception | AssertionError e) {
+                process.destroyForcibly();
+                throw e;
+            }
             if (!process.waitFor(120, TimeUnit.SECONDS)) {
                 process.destroyForcibly();
             }
