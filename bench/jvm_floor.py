@@ -1,6 +1,7 @@
 """apx --interpreters N's memory by JVM option, A/B in alternating rounds: run by bench/jvm-floor.
 
-Each VARIANT is "name|APX_JAVA_OPTS|ENV=VALUE ...|apx args" (the last three optional), or "uvicorn"
+Each VARIANT is "name|APX_JAVA_OPTS|ENV=VALUE ...|apx args|apx checkout" (the last four optional; the
+checkout, a directory with bin/apx, defaults to this one), or "uvicorn"
 (Uvicorn --workers N on the same app, the issue's yardstick). Per round every variant in turn, on
 bench/apps/runtimes.py (FastAPI) as bench/interpreters serves it: start, wait until every runtime
 answered, total PSS of the process tree 1 s and 6 s later (the JVM trims malloc every 5 s), wrk -t2 -c64
@@ -25,8 +26,9 @@ from interpreters import ROOT, Server, apx_command, free_port, uvicorn_command, 
 
 
 def parse_variant(spec):
-    name, opts, env, args = (spec.split("|") + ["", "", ""])[:4]
-    return {"name": name, "opts": opts, "env": dict(kv.split("=", 1) for kv in shlex.split(env)), "args": shlex.split(args)}
+    name, opts, env, args, checkout = (spec.split("|") + ["", "", "", ""])[:5]
+    return {"name": name, "opts": opts, "env": dict(kv.split("=", 1) for kv in shlex.split(env)), "args": shlex.split(args),
+            "checkout": checkout}
 
 
 def start(variant, count, port, extra_opts=""):
@@ -36,7 +38,10 @@ def start(variant, count, port, extra_opts=""):
     saved = {k: os.environ.get(k) for k in env}
     os.environ.update(env)  # Server() starts the child with this process's environment
     try:
-        return Server(variant["name"], apx_command(port, count, variant["args"]), port)
+        command = apx_command(port, count, variant["args"])
+        if variant["checkout"]:
+            command[0] = str(Path(variant["checkout"]) / "bin" / "apx")
+        return Server(variant["name"], command, port)
     finally:
         for k, value in saved.items():
             if value is None:
