@@ -2,6 +2,7 @@
 import os
 import sys
 import threading
+import zipimport
 from contextlib import asynccontextmanager
 
 from starlette.applications import Starlette
@@ -23,6 +24,13 @@ async def http_who(request):
     return JSONResponse(who())
 
 
+async def jar_directory(request):
+    """What this runtime's zipimport caches of apx.jar's directory: every entry, and those outside python/."""
+    entries = [name for archive, files in zipimport._zip_directory_cache.items() if archive.endswith("apx.jar") for name in files]
+    return JSONResponse({"runtime": id(sys.modules), "entries": len(entries),
+                         "outside_python": sum(not name.startswith("python/") for name in entries)})
+
+
 async def ws_who(websocket):
     await websocket.accept()
     message = await websocket.receive_text()
@@ -37,4 +45,4 @@ async def lifespan(app):
     yield
 
 
-app = Starlette(routes=[Route("/who", http_who), WebSocketRoute("/ws", ws_who)], lifespan=lifespan)
+app = Starlette(routes=[Route("/who", http_who), Route("/jar-directory", jar_directory), WebSocketRoute("/ws", ws_who)], lifespan=lifespan)

@@ -56,6 +56,12 @@ class RuntimesIT {
                     answers.add(Who.of(response.body()));
                 }
                 connections.add(answers);
+                // apx's helpers come from the jar: each runtime keeps only python/'s entries of its
+                // directory, not all ~12,700 (~6.5 MB a runtime)
+                String jar = client.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + apx.port + "/jar-directory")).build(),
+                        HttpResponse.BodyHandlers.ofString()).body();
+                assertThat(jar).contains("\"runtime\":" + answers.getFirst().runtime() + ",").contains("\"outside_python\":0}")
+                        .doesNotContain("\"entries\":0,");
             }
             Set<Long> runtimes = new HashSet<>();
             for (List<Who> answers : connections) {
