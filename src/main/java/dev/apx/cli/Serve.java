@@ -28,6 +28,7 @@ import sun.misc.Signal;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -273,10 +274,10 @@ final class Serve {
     }
 
     /** Where the app's own code is: never imported ahead into a spare runtime. */
-    private List<java.nio.file.Path> userDirs() {
-        List<java.nio.file.Path> dirs = new ArrayList<>(options.reloadDirs());
+    private List<Path> userDirs() {
+        List<Path> dirs = new ArrayList<>(options.reloadDirs());
         dirs.add(options.appDir);
-        dirs.add(java.nio.file.Path.of("").toAbsolutePath());
+        dirs.add(Path.of("").toAbsolutePath());
         return dirs;
     }
 

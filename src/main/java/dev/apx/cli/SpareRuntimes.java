@@ -35,7 +35,7 @@ final class SpareRuntimes {
     /**
      * Starts {@code count} spares in the background, importing what {@code model} (a runtime with the
      * app loaded) imported from installed locations; none when the namespaces left cannot hold them
-     * beside a restart's need (a reload then starts cold, or restarts the worker).
+     * (the next reload then finds none and restarts the worker).
      */
     synchronized void prepare(int count, Interpreter model) {
         if (Interpreter.isolatedRuntimesLeft() < count) {
