@@ -24,6 +24,7 @@ final class ApxProcess implements AutoCloseable {
     private static final String JAVA = ProcessHandle.current().info().command().orElseThrow();
     private static final Path JAR = Path.of(System.getProperty("apx.jar", "target/apx.jar")).toAbsolutePath();
     private static final Path PYTHON = Path.of(System.getProperty("apx.python311", ".venv/py3.11/bin/python")).toAbsolutePath();
+    private static final Path JVM_OPTIONS = Path.of("bin/jvm.options").toAbsolutePath();
     private static final Pattern RUNNING = Pattern.compile("apx running on https?://127\\.0\\.0\\.1:(\\d+) ");
     private static final Pattern JAVA_STACK_FRAME = Pattern.compile("(?m)^\\s+at [\\w$.]+\\(");
 
@@ -51,7 +52,19 @@ final class ApxProcess implements AutoCloseable {
 
     /** The same on another Python than 3.11 (a venv's {@code bin/python}). */
     static ApxProcess start(Path dir, Path appDir, Path python, Map<String, String> env, String... args) throws IOException, InterruptedException {
-        List<String> command = new ArrayList<>(List.of(JAVA, "--enable-native-access=ALL-UNNAMED", "-jar", JAR.toString(),
+        return start(dir, appDir, python, List.of("--enable-native-access=ALL-UNNAMED"), env, args);
+    }
+
+    /** The same with the JVM options users' launchers pass (bin/jvm.options: the collector, heap sizing, malloc trimming). */
+    static ApxProcess startAsLaunched(Path dir, Map<String, String> env, String... args) throws IOException, InterruptedException {
+        return start(dir, testApps(), PYTHON, List.of("@" + JVM_OPTIONS), env, args);
+    }
+
+    private static ApxProcess start(Path dir, Path appDir, Path python, List<String> jvmOptions, Map<String, String> env, String... args)
+            throws IOException, InterruptedException {
+        List<String> command = new ArrayList<>(List.of(JAVA));
+        command.addAll(jvmOptions);
+        command.addAll(List.of("-jar", JAR.toString(),
                 "--python", python.toAbsolutePath().toString(), "--app-dir", appDir.toString(), "--port", "0"));
         command.addAll(List.of(args));
         Path stdout = dir.resolve("stdout.txt");
