@@ -2,7 +2,11 @@
 with httpx, WebSocket echo sessions with websockets, all at once; then SIGTERM to the server while
 the load runs, and what every client saw through the drain.
 
-usage: stress_client.py PORT SERVER_PID SECONDS RUNTIMES
+usage: stress_client.py PORT SERVER_PID SECONDS RUNTIMES [CA_FILE]
+
+With CA_FILE the server is a TLS one (its certificate signed by that CA) and everything goes over TLS:
+h2 through ALPN, HTTP/1.1 over TLS, wss; every HTTP response must then carry the app's x-tls header
+(the tls_version of the scope's TLS extension) and is counted also as KIND_tls; without, none may.
 
 1. Opens, one at a time (so the server's least-connections spread gives each runtime its share of
    every kind): RUNTIMES*2 WebSocket sessions, RUNTIMES*2 HTTP/1.1 connections (one httpx client of
@@ -26,6 +30,7 @@ import asyncio
 import os
 import random
 import signal
+import ssl
 import sys
 import time
 
@@ -37,7 +42,8 @@ from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed
 
 PORT, SERVER_PID, SECONDS, RUNTIMES = int(sys.argv[1]), int(sys.argv[2]), float(sys.argv[3]), int(sys.argv[4])
-BASE = "http://127.0.0.1:%d" % PORT
+CA_FILE = sys.argv[5] if len(sys.argv) > 5 else None
+BASE = ("https" if CA_FILE else "http") + "://127.0.0.1:%d" % PORT
 SLOW_MS = 2500
 
 T0 = time.monotonic()
@@ -60,6 +66,34 @@ def body_of(seed, size):
 
 def fail(what):
     errors.append(what)
+
+
+def tls_context(alpn):
+    """A client context trusting CA_FILE; one per client (httpcore sets its ALPN list on the context it is given)."""
+    context = ssl.create_default_context(cafile=CA_FILE)
+    context.set_alpn_protocols(alpn)
+    return context
+
+
+def httpx_client(**options):
+    if CA_FILE:
+        options["verify"] = tls_context(["h2"] if options.get("http2") else ["http/1.1"])
+    return httpx.AsyncClient(base_url=BASE, **options)
+
+
+def tls_mismatch(tls):
+    """Why the x-tls header (None when absent) is wrong for this run, or None."""
+    if CA_FILE and tls is None:
+        return "no x-tls over TLS: the app's scope had no TLS extension"
+    if not CA_FILE and tls is not None:
+        return "x-tls %s in cleartext" % tls
+    return None
+
+
+def count_response(runtime, kind, tls):
+    count(runtime, kind)
+    if tls is not None:
+        count(runtime, kind + "_tls")
 
 
 def closed_unanswered(error):
@@ -111,6 +145,7 @@ async def http_worker(name, client, version, rng, stop, runtime):
         finally:
             in_flight -= 1
         got = response.headers.get("x-runtime")
+        tls = response.headers.get("x-tls")
         if response.status_code != 200 or response.content != expected:
             fail("%s %s request %d (%s): status %d, %d bytes, expected %d" % (
                 version, name, n, kind, response.status_code, len(response.content), len(expected)))
@@ -118,15 +153,18 @@ async def http_worker(name, client, version, rng, stop, runtime):
             fail("%s %s: served over %s" % (version, name, response.http_version))
         elif got != runtime:
             fail("%s %s: its connection moved from runtime %s to %s" % (version, name, runtime, got))
+        elif tls_mismatch(tls):
+            fail("%s %s request %d (runtime %s): %s" % (version, name, n, runtime, tls_mismatch(tls)))
         else:
             count(got, "ok")
-            count(got, "http/1.1" if version == "HTTP/1.1" else "h2")
+            count_response(got, "http/1.1" if version == "HTTP/1.1" else "h2", tls)
 
 
 async def websocket_worker(name, rng):
     """One WebSocket session: echoes until stopping, then waits for the server's close."""
     try:
-        async with connect(BASE.replace("http", "ws") + "/ws", max_size=None, open_timeout=30) as ws:
+        async with connect(BASE.replace("http", "ws") + "/ws", max_size=None, open_timeout=30,
+                           **({"ssl": tls_context(["http/1.1"])} if CA_FILE else {})) as ws:
             runtime = await ws.recv()
             count(runtime, "ws_sessions")
             while not stopping.is_set():
@@ -160,10 +198,11 @@ async def websocket_worker(name, rng):
 async def slow_request(name, first_half):
     """One slow response on a new HTTP/1.1 connection; reports its first half, then reads the rest."""
     size = 4096
-    async with httpx.AsyncClient(base_url=BASE, timeout=60) as client:
+    async with httpx_client(timeout=60) as client:
         try:
             async with client.stream("GET", "/slow", params={"seed": name, "ms": SLOW_MS, "size": size}) as response:
                 runtime = response.headers.get("x-runtime")
+                tls = response.headers.get("x-tls")
                 received = b""
                 async for chunk in response.aiter_raw():
                     if not first_half.done():
@@ -171,9 +210,11 @@ async def slow_request(name, first_half):
                     received += chunk
             if response.status_code != 200 or received != body_of(name + ".0", size) + body_of(name + ".1", size):
                 fail("slow %s: status %d, %d bytes" % (name, response.status_code, len(received)))
+            elif tls_mismatch(tls):
+                fail("slow %s: %s" % (name, tls_mismatch(tls)))
             else:
                 count(runtime, "ok")
-                count(runtime, ("slow_drained_" if stopping.is_set() else "slow_done_before_sigterm_") + "http/1.1")
+                count_response(runtime, ("slow_drained_" if stopping.is_set() else "slow_done_before_sigterm_") + "http/1.1", tls)
         except Exception as e:
             fail("slow %s: %r" % (name, e))
         finally:
@@ -182,21 +223,23 @@ async def slow_request(name, first_half):
 
 
 async def slow_h2_request(name, first_half):
-    """One slow response on a new h2 connection (prior knowledge), with the h2 package itself.
+    """One slow response on a new h2 connection (prior knowledge, or ALPN over TLS), with the h2 package itself.
 
     httpx gives up every stream at a GOAWAY, and h2 refuses any frame after one, so neither can see a
     graceful drain (RFC 9113 6.8: streams up to the GOAWAY's last stream id go on). So the GOAWAY is
     taken out of what h2 reads, and its last stream id checked here.
     """
     size = 4096
-    reader, writer = await asyncio.open_connection("127.0.0.1", PORT)
+    reader, writer = await asyncio.open_connection("127.0.0.1", PORT, **({"ssl": tls_context(["h2"])} if CA_FILE else {}))
+    if CA_FILE and writer.get_extra_info("ssl_object").selected_alpn_protocol() != "h2":
+        fail("slow %s: ALPN chose %r, not h2" % (name, writer.get_extra_info("ssl_object").selected_alpn_protocol()))
     connection = h2.connection.H2Connection(h2.config.H2Configuration(client_side=True, header_encoding="latin-1"))
     connection.initiate_connection()
     stream = connection.get_next_available_stream_id()
-    connection.send_headers(stream, [(":method", "GET"), (":scheme", "http"), (":authority", "127.0.0.1:%d" % PORT),
+    connection.send_headers(stream, [(":method", "GET"), (":scheme", "https" if CA_FILE else "http"), (":authority", "127.0.0.1:%d" % PORT),
                                      (":path", "/slow?seed=%s&ms=%d&size=%d" % (name, SLOW_MS, size))], end_stream=True)
     writer.write(connection.data_to_send())
-    runtime, status, received, ended, goaway, pending = None, None, b"", False, None, b""
+    runtime, tls, status, received, ended, goaway, pending = None, None, None, b"", False, None, b""
     try:
         while not ended:
             data = await asyncio.wait_for(reader.read(65536), 60)
@@ -208,7 +251,7 @@ async def slow_h2_request(name, first_half):
             for event in connection.receive_data(frames):
                 if isinstance(event, h2.events.ResponseReceived):
                     headers = dict(event.headers)
-                    status, runtime = int(headers[":status"]), headers.get("x-runtime")
+                    status, runtime, tls = int(headers[":status"]), headers.get("x-runtime"), headers.get("x-tls")
                 elif isinstance(event, h2.events.DataReceived):
                     received += event.data
                     connection.acknowledge_received_data(event.flow_controlled_length, event.stream_id)
@@ -223,9 +266,11 @@ async def slow_h2_request(name, first_half):
             fail("slow %s: status %s, %d bytes" % (name, status, len(received)))
         elif goaway is not None and goaway < stream:
             fail("slow %s: stream %d finished past the GOAWAY's last stream %d" % (name, stream, goaway))
+        elif tls_mismatch(tls):
+            fail("slow %s (h2): %s" % (name, tls_mismatch(tls)))
         else:
             count(runtime, "ok")
-            count(runtime, ("slow_drained_" if stopping.is_set() else "slow_done_before_sigterm_") + "h2")
+            count_response(runtime, ("slow_drained_" if stopping.is_set() else "slow_done_before_sigterm_") + "h2", tls)
     except Exception as e:
         fail("slow %s (h2, runtime %s, GOAWAY last stream %s): %r" % (name, runtime, goaway, e))
     finally:
@@ -264,14 +309,14 @@ async def main():
     # with each, makes Netty close the whole connection (docs/interpreters.md, "Proof")
     h2_stop = asyncio.Event()
     for i in range(2 * RUNTIMES):
-        client = httpx.AsyncClient(base_url=BASE, timeout=timeout, limits=httpx.Limits(max_connections=1))
+        client = httpx_client(timeout=timeout, limits=httpx.Limits(max_connections=1))
         warm = await client.get("/runtime")  # opens its connection now
         count(warm.headers["x-runtime"], "ok")
         clients.append(client)
         workers.append(asyncio.create_task(http_worker("h1-%d" % i, client, "HTTP/1.1", random.Random(100 + i), stopping,
                                                        warm.headers["x-runtime"])))
     for i in range(RUNTIMES):
-        client = httpx.AsyncClient(base_url=BASE, timeout=timeout, http1=False, http2=True)
+        client = httpx_client(timeout=timeout, http1=False, http2=True)
         warm = await client.get("/runtime")
         count(warm.headers["x-runtime"], "ok")
         clients.append(client)
@@ -310,6 +355,7 @@ async def main():
     for error in errors[:20]:
         print("error", error.replace("\n", " "))
     print("stat errors", len(errors))
+    print("stat tls", 1 if CA_FILE else 0)
     print("stat in_flight_at_sigterm", in_flight_at_sigterm)
     print("stat load_ms", round(1000 * (sigterm - started)))
     print("stat sigterm_at_ms", round(1000 * (sigterm - T0)))

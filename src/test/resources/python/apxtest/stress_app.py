@@ -2,7 +2,8 @@
 
 A runtime is told apart by id(sys.modules) (one dict per runtime, as bench/apps/runtimes.py's
 GET /runtime), sent as the x-runtime header of every response and as the first message of every
-WebSocket. Bodies are derived from the request, so the client checks every byte:
+WebSocket. Over TLS every response also carries x-tls: the tls_version of the scope's TLS extension
+(so the client sees that runtime's scope was a TLS one). Bodies are derived from the request, so the client checks every byte:
 
 GET  /runtime                          the runtime id
 POST /echo                             the request body, as received (any framing)
@@ -28,8 +29,11 @@ def body_of(seed, size):
     return (unit * (size // len(unit) + 1))[:size]
 
 
-def start(status=200, length=None):
+def start(scope, status=200, length=None):
     headers = [(b"content-type", b"application/octet-stream"), (b"x-runtime", RUNTIME)]
+    tls = scope.get("extensions", {}).get("tls")
+    if scope["scheme"] == "https" and tls is not None:
+        headers.append((b"x-tls", str(tls["tls_version"]).encode()))
     if length is not None:
         headers.append((b"content-length", str(length).encode()))
     return {"type": "http.response.start", "status": status, "headers": headers}
@@ -50,27 +54,27 @@ async def http(scope, receive, send):
     query = {k: v[0] for k, v in parse_qs(scope["query_string"].decode()).items()}
     path = scope["path"]
     if path == "/runtime":
-        await send(start(length=len(RUNTIME)))
+        await send(start(scope, length=len(RUNTIME)))
         await send({"type": "http.response.body", "body": RUNTIME})
     elif path == "/echo":
         body = await read_body(receive)
-        await send(start(length=len(body)))
+        await send(start(scope, length=len(body)))
         await send({"type": "http.response.body", "body": body})
     elif path == "/stream":
         chunks, size = int(query["chunks"]), int(query["size"])
-        await send(start())
+        await send(start(scope))
         for i in range(chunks):
             await send({"type": "http.response.body", "body": body_of("%s.%d" % (query["seed"], i), size), "more_body": True})
             await asyncio.sleep(0)
         await send({"type": "http.response.body", "body": b""})
     elif path == "/slow":
         size = int(query["size"])
-        await send(start(length=2 * size))
+        await send(start(scope, length=2 * size))
         await send({"type": "http.response.body", "body": body_of(query["seed"] + ".0", size), "more_body": True})
         await asyncio.sleep(int(query["ms"]) / 1000)
         await send({"type": "http.response.body", "body": body_of(query["seed"] + ".1", size)})
     else:
-        await send(start(404, length=0))
+        await send(start(scope, 404, length=0))
         await send({"type": "http.response.body", "body": b""})
 
 

@@ -1,5 +1,6 @@
 package dev.apx.cli;
 
+import dev.apx.server.tls.TestCerts;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -28,6 +29,11 @@ import static org.assertj.core.api.Assertions.assertThat;
  * (none lost, none unanswered); the slow responses in flight on each runtime at SIGTERM finished,
  * every byte, over HTTP/1.1 and h2; each WebSocket was closed with 1012; lifespan startup and shutdown
  * ran once in each runtime, shutdown after the last request; exit 0.
+ *
+ * <p>The same run once more over TLS ({@code --ssl-certfile}/{@code --ssl-keyfile}, certificates of {@link TestCerts}): a port
+ * serves TLS or cleartext, not both, so this is a run of its own, with every connection over TLS: h2 through ALPN, HTTP/1.1
+ * over TLS, wss. There every runtime must also have served h2 and HTTP/1.1 responses whose scope had the TLS extension (the
+ * app's {@code x-tls} header), and finished h2 streams over TLS in flight at SIGTERM.
  */
 class RuntimesStressIT {
     private static final int RUNTIMES = 3;
@@ -71,20 +77,33 @@ class RuntimesStressIT {
         return fields;
     }
 
-    /** uvloop on 3.11 (its wheels exist for 3.11 only), asyncio on 3.12 and 3.13 (asyncio on 3.11: RuntimesIT, ReloadUnderLoadIT). */
-    @ParameterizedTest(name = "Python {0}, --loop {1}")
-    @CsvSource({"3.11, uvloop", "3.12, asyncio", "3.13, asyncio"})
-    void threeRuntimesServeEveryProtocolAtOnceAndDrainEachOnSigterm(String python, String loop) throws Exception {
+    /**
+     * Cleartext: uvloop on 3.11 (its wheels exist for 3.11 only), asyncio on 3.12 and 3.13 (asyncio on 3.11: RuntimesIT,
+     * ReloadUnderLoadIT). TLS: asyncio on 3.11 (TLS is Netty's, the same with either loop).
+     */
+    @ParameterizedTest(name = "Python {0}, --loop {1}, TLS {2}")
+    @CsvSource({"3.11, uvloop, false", "3.12, asyncio, false", "3.13, asyncio, false", "3.11, asyncio, true"})
+    void threeRuntimesServeEveryProtocolAtOnceAndDrainEachOnSigterm(String python, String loop, boolean tls) throws Exception {
         Path marker = tmp.resolve("lifespan-shutdown.txt");
         Path server = Path.of(System.getProperty("apx.python" + python.replace(".", ""), ".venv/py" + python + "/bin/python"));
+        List<String> args = new ArrayList<>(List.of("--interpreters", String.valueOf(RUNTIMES),
+                "--loop", loop, "--no-access-log", "--warmup", "0", "--timeout-graceful-shutdown", "10"));
+        List<String> clientArgs = new ArrayList<>();
+        if (tls) {
+            TestCerts certs = new TestCerts(Files.createDirectories(tmp.resolve("certs")));
+            args.addAll(List.of("--ssl-certfile", certs.serverCert.toString(), "--ssl-keyfile", certs.serverKey.toString()));
+            clientArgs.add(certs.caCert.toString());
+        }
+        args.add("apxtest.stress_app:app");
         try (ApxProcess apx = ApxProcess.start(tmp, ApxProcess.testApps(), server, Map.of("APX_STRESS_MARKER", marker.toString()),
-                "--interpreters", String.valueOf(RUNTIMES),
-                "--loop", loop, "--no-access-log", "--warmup", "0", "--timeout-graceful-shutdown", "10", "apxtest.stress_app:app")) {
+                args.toArray(String[]::new))) {
             apx.awaitStderr("Serving in " + RUNTIMES + " runtimes", 60); // the first serves at once, the others join when imported
             Path out = tmp.resolve("client-stdout.txt");
             Path err = tmp.resolve("client-stderr.txt");
-            Process client = new ProcessBuilder(PYTHON.toString(), CLIENT.toString(), String.valueOf(apx.port), String.valueOf(apx.process.pid()),
-                    String.valueOf(LOAD_SECONDS), String.valueOf(RUNTIMES))
+            List<String> command = new ArrayList<>(List.of(PYTHON.toString(), CLIENT.toString(), String.valueOf(apx.port),
+                    String.valueOf(apx.process.pid()), String.valueOf(LOAD_SECONDS), String.valueOf(RUNTIMES)));
+            command.addAll(clientArgs);
+            Process client = new ProcessBuilder(command)
                     .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null"))).redirectOutput(out.toFile()).redirectError(err.toFile()).start();
             if (!client.waitFor(120, TimeUnit.SECONDS)) {
                 client.destroyForcibly();
@@ -94,14 +113,24 @@ class RuntimesStressIT {
             int exit = apx.awaitExit(30);
             String stderr = apx.stderr();
             Seen seen = Seen.parse(Files.readString(out));
-            System.out.printf("Python %s, --interpreters %d --loop %s: %s; %s%n", python, RUNTIMES, loop, seen.counts(), seen.stats());
+            System.out.printf("Python %s, --interpreters %d --loop %s, TLS %s: %s; %s%n", python, RUNTIMES, loop, tls, seen.counts(), seen.stats());
 
             assertThat(seen.errors()).as("what the clients saw go wrong").isEmpty();
             assertThat(seen.stats().get("errors")).isZero();
             assertThat(exit).as(stderr).isZero();
             assertThat(seen.counts()).as("runtimes that answered").hasSize(RUNTIMES);
+            assertThat(seen.stats().get("tls")).as("the client spoke TLS").isEqualTo(tls ? 1 : 0);
             for (String runtime : seen.counts().keySet()) {
                 String which = "runtime " + runtime + " " + seen.counts().get(runtime);
+                if (tls) { // every response of this run over TLS, its scope with the TLS extension, in each runtime
+                    assertThat(seen.of(runtime, "h2_tls")).as("%s: h2 over TLS (ALPN)", which).isPositive().isEqualTo(seen.of(runtime, "h2"));
+                    assertThat(seen.of(runtime, "http/1.1_tls")).as("%s: HTTP/1.1 over TLS", which).isPositive()
+                            .isEqualTo(seen.of(runtime, "http/1.1"));
+                    assertThat(seen.of(runtime, "slow_drained_h2_tls")).as("%s: h2 streams over TLS in flight at SIGTERM, finished", which)
+                            .isPositive().isEqualTo(seen.of(runtime, "slow_drained_h2"));
+                } else {
+                    assertThat(seen.of(runtime, "h2_tls") + seen.of(runtime, "http/1.1_tls")).as("%s: nothing over TLS", which).isZero();
+                }
                 assertThat(seen.of(runtime, "http/1.1")).as("%s: HTTP/1.1 keep-alive", which).isPositive();
                 assertThat(seen.of(runtime, "h2")).as("%s: h2", which).isPositive();
                 assertThat(seen.of(runtime, "ws_sessions")).as("%s: WebSocket sessions", which).isPositive();
@@ -137,6 +166,10 @@ class RuntimesStressIT {
             assertThat(ApxProcess.count(stderr, "Application startup complete.")).isEqualTo(RUNTIMES);
             assertThat(ApxProcess.count(stderr, "Application shutdown complete.")).isEqualTo(RUNTIMES);
             assertThat(stderr).contains("with Python " + python + ".").contains(" in " + RUNTIMES + " runtimes").contains("Finished server process");
+            assertThat(stderr).contains(tls ? "apx running on https://" : "apx running on http://");
+            if (tls) {
+                assertThat(stderr).contains(", ALPN h2, http/1.1");
+            }
             apx.assertNoJavaStackTrace();
         }
     }

@@ -19,13 +19,14 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * Steady load on {@code GET /pid} of {@code apxtest.worker_apps} while a test signals the supervisor:
+ * Steady load on {@code GET /pid} (or {@code /who}: "PID RUNTIME") of {@code apxtest.worker_apps} while a test signals the supervisor:
  * half the clients open a connection per request, half keep theirs alive (the JDK client, which
  * resends an idempotent request once when a pooled connection turns out closed, as browsers do).
- * Counts answers per worker pid and every failure.
+ * Counts answers per worker pid (the answer's first word) and per answer, and every failure.
  */
 final class WorkerLoad implements AutoCloseable {
     final Map<Long, AtomicLong> perPid = new ConcurrentHashMap<>();
+    final Map<String, AtomicLong> perAnswer = new ConcurrentHashMap<>();
     final List<String> failures = java.util.Collections.synchronizedList(new ArrayList<>());
     final AtomicLong ok = new AtomicLong();
     private final List<Thread> threads = new ArrayList<>();
@@ -33,13 +34,18 @@ final class WorkerLoad implements AutoCloseable {
     private volatile boolean running = true;
 
     WorkerLoad(int port, int clients) {
+        this(port, clients, "/pid");
+    }
+
+    WorkerLoad(int port, int clients, String path) {
         for (int i = 0; i < clients; i++) {
             boolean keepAlive = i % 2 == 1;
             threads.add(Thread.ofPlatform().daemon().start(() -> {
                 while (running) {
                     try {
-                        String body = keepAlive ? keepAliveGet(port) : get(port, "/pid");
-                        perPid.computeIfAbsent(Long.parseLong(body), pid -> new AtomicLong()).incrementAndGet();
+                        String body = keepAlive ? keepAliveGet(port, path) : get(port, path);
+                        perPid.computeIfAbsent(Long.parseLong(body.split(" ")[0]), pid -> new AtomicLong()).incrementAndGet();
+                        perAnswer.computeIfAbsent(body, b -> new AtomicLong()).incrementAndGet();
                         ok.incrementAndGet();
                     } catch (Exception e) {
                         failures.add(e.toString());
@@ -62,8 +68,8 @@ final class WorkerLoad implements AutoCloseable {
         }
     }
 
-    private String keepAliveGet(int port) throws IOException, InterruptedException {
-        HttpResponse<String> response = client.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/pid"))
+    private String keepAliveGet(int port, String path) throws IOException, InterruptedException {
+        HttpResponse<String> response = client.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
                 .timeout(Duration.ofSeconds(60)).build(), HttpResponse.BodyHandlers.ofString());
         if (response.statusCode() != 200) {
             throw new IOException("status " + response.statusCode() + ": " + response.body());

@@ -4,8 +4,11 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Arrays;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.regex.Matcher;
@@ -104,6 +107,116 @@ class WorkersIT {
             assertThat(apx.stderr()).contains("Received SIGTERM, exiting.", "Stopping parent process [" + apx.process.pid() + "]")
                     .doesNotContain("failed to start");
             apx.assertNoJavaStackTrace();
+        }
+    }
+
+    /**
+     * Issue 26: {@code --workers 2 --interpreters 2}, SIGHUP twice under load. Each time, each worker loads the app into two fresh
+     * runtimes of its own process and the old two drain: every request gets its 200, the pids stay, the old runtimes run their
+     * lifespan shutdown and serve nothing more, each worker again answers from two runtimes, both new; at the end each runtime's
+     * app started exactly as many requests as the clients got answers from it, and finished them all.
+     * Answers and the app's lifespan lines ({@code $APX_WORKERS_MARKER}) name the worker's pid and the runtime's {@code id(sys.modules)}.
+     */
+    @Test
+    void sighupUnderLoadReplacesBothRuntimesOfEachWorkerInsideItsProcessTwice() throws Exception {
+        Path marker = tmp.resolve("lifespan.txt");
+        long t0 = System.nanoTime();
+        try (ApxProcess apx = ApxProcess.start(tmp, Map.of("APX_WORKERS_MARKER", marker.toString()), "--no-access-log", "--workers", "2",
+                "--interpreters", "2", "apxtest.worker_apps:app")) {
+            apx.awaitStderr("Serving in 2 runtimes", 2, WAIT); // each worker, once its second runtime joined
+            Set<Long> workers = children(apx, 2);
+            Set<String> retired = new HashSet<>(); // "PID RUNTIME" of every runtime replaced so far
+            WorkerLoad load = new WorkerLoad(apx.port, 4, "/who");
+            try (load) {
+                Set<String> serving = twoRuntimesEach(load, workers, retired, "at start");
+                System.out.printf("serving in 2 x 2 runtimes at %.1f s%n", (System.nanoTime() - t0) / 1e9);
+                for (int reload = 1; reload <= 2; reload++) {
+                    signal(apx, "HUP");
+                    apx.awaitStderr("Received SIGHUP, restarting processes.", reload, WAIT);
+                    apx.awaitStderr("the new code serves in 2 fresh runtime(s)", 2 * reload, WAIT); // "Reloaded in N ms: ..." of each worker
+                    awaitLines(marker, "shutdown ", 4 * reload); // the old runtimes' lifespan shutdown, once their connections closed
+                    assertThat(lines(marker, "shutdown ").subList(4 * (reload - 1), 4 * reload)).as("SIGHUP %d: the runtimes shut down", reload)
+                            .containsExactlyInAnyOrderElementsOf(serving);
+                    retired.addAll(serving);
+                    serving = twoRuntimesEach(load, workers, retired, "after SIGHUP " + reload);
+                    assertThat(children(apx, 2)).as("SIGHUP %d: the same worker processes, no new JVM", reload).isEqualTo(workers);
+                    assertThat(ApxProcess.count(apx.stderr(), STARTED)).as("lifespan startup in each fresh runtime").isEqualTo(4 + 4L * reload);
+                    assertThat(ApxProcess.count(apx.stderr(), "Application shutdown complete.")).isEqualTo(4L * reload);
+                    System.out.printf("SIGHUP %d done at %.1f s%n", reload, (System.nanoTime() - t0) / 1e9);
+                }
+                load.awaitMore(100, WAIT);
+                Map<String, Long> fromRetired = answers(load, retired);
+                load.awaitMore(200, WAIT);
+                assertThat(answers(load, retired)).as("the replaced runtimes serve nothing more").isEqualTo(fromRetired);
+            }
+            Map<String, Long> answers = answers(load, load.perAnswer.keySet());
+            System.out.printf("SIGHUP twice, --workers 2 --interpreters 2: %d answers, %s; %d failures%n", load.ok.get(), answers, load.failures.size());
+            assertThat(load.failures).as("failed requests across two SIGHUPs").isEmpty();
+            assertThat(apx.stderr()).doesNotContain("Waiting for child process [", "Child process [");
+
+            signal(apx, "TERM");
+            assertThat(apx.awaitExit(WAIT)).as(apx.stderr()).isZero();
+            System.out.printf("exited at %.1f s%n", (System.nanoTime() - t0) / 1e9);
+            List<String> shutdowns = lines(marker, "shutdown ");
+            assertThat(shutdowns).as("every runtime's lifespan shutdown, once: 4 per generation").hasSize(12);
+            assertThat(lines(marker, "startup ")).containsExactlyInAnyOrderElementsOf(shutdowns).hasSize(12);
+            for (String line : lines(marker, "shutdown", true)) { // PID RUNTIME STARTED FINISHED
+                String[] f = line.split(" ");
+                String runtime = f[1] + " " + f[2];
+                assertThat(f[4]).as("%s: every request it started, it finished", line).isEqualTo(f[3]);
+                assertThat(Long.parseLong(f[3])).as("%s: requests it started = answers the clients got from it", line)
+                        .isEqualTo(answers.getOrDefault(runtime, 0L));
+            }
+            apx.assertNoJavaStackTrace();
+        }
+    }
+
+    /** Waits until each worker answered from two runtimes not in {@code retired}; those four ("PID RUNTIME"), no more. */
+    private static Set<String> twoRuntimesEach(WorkerLoad load, Set<Long> workers, Set<String> retired, String when) throws InterruptedException {
+        Map<Long, Set<String>> byWorker = Map.of();
+        for (long deadline = System.nanoTime() + WAIT * 1_000_000_000L; System.nanoTime() < deadline; Thread.sleep(20)) {
+            byWorker = new java.util.TreeMap<>();
+            for (String answer : load.perAnswer.keySet()) {
+                if (!retired.contains(answer)) {
+                    byWorker.computeIfAbsent(Long.parseLong(answer.split(" ")[0]), pid -> new HashSet<>()).add(answer);
+                }
+            }
+            if (byWorker.keySet().equals(workers) && byWorker.values().stream().allMatch(runtimes -> runtimes.size() >= 2)) {
+                break;
+            }
+        }
+        assertThat(byWorker).as("%s: the runtimes each worker answers from (failures: %s)", when, load.failures).hasSize(2)
+                .containsOnlyKeys(workers).allSatisfy((pid, runtimes) -> assertThat(runtimes).as("worker %d", pid).hasSize(2));
+        Set<String> all = new HashSet<>();
+        byWorker.values().forEach(all::addAll);
+        return all;
+    }
+
+    private static Map<String, Long> answers(WorkerLoad load, Set<String> runtimes) {
+        Map<String, Long> counts = new java.util.TreeMap<>();
+        for (String runtime : runtimes) {
+            java.util.concurrent.atomic.AtomicLong n = load.perAnswer.get(runtime);
+            counts.put(runtime, n == null ? 0 : n.get());
+        }
+        return counts;
+    }
+
+    /** The marker's lines of one kind as "PID RUNTIME" (or whole, with {@code whole}). */
+    private static List<String> lines(Path marker, String kind, boolean whole) throws IOException {
+        if (!Files.exists(marker)) {
+            return List.of();
+        }
+        return Files.readAllLines(marker).stream().filter(l -> l.startsWith(kind))
+                .map(l -> whole ? l : String.join(" ", Arrays.asList(l.split(" ")).subList(1, 3))).toList();
+    }
+
+    private static List<String> lines(Path marker, String kind) throws IOException {
+        return lines(marker, kind, false);
+    }
+
+    private static void awaitLines(Path marker, String kind, int count) throws IOException, InterruptedException {
+        for (long deadline = System.nanoTime() + WAIT * 1_000_000_000L; lines(marker, kind).size() < count; Thread.sleep(20)) {
+            assertThat(System.nanoTime()).as("%d lines '%s' in %s", count, kind, lines(marker, kind)).isLessThan(deadline);
         }
     }
 
