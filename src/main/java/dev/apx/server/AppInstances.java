@@ -6,7 +6,6 @@ import dev.apx.server.shared.ServerState;
 import dev.apx.server.shared.ShutdownEvent;
 
 import io.netty.channel.Channel;
-import io.netty.channel.EventLoop;
 import io.netty.util.AttributeKey;
 
 import java.util.ArrayList;
@@ -19,14 +18,6 @@ import java.util.concurrent.atomic.AtomicInteger;
  * The app instances a server spreads its connections over (one per Python runtime with
  * {@code --interpreters N}). Each accepted connection goes to the instance with the fewest open
  * connections (ties in turn) and stays there: its keep-alive requests, its WebSocket and its HTTP/2 streams.
- *
- * <p>When the instances and the server's I/O threads pair up (N a multiple or a divisor of the thread
- * count), a connection prefers the instances of its own I/O thread (thread k: instances k, k + threads...;
- * or instance k mod N), the fewest open among them, unless that one has more than twice the fewest
- * open anywhere plus one. An I/O thread starts a request's first step under its runtime's step lock
- * and GIL, and waits there while that runtime's loop is busy: paired, it waits only for the runtime
- * whose requests could not go on anyway, instead of holding up another runtime's connections
- * (docs/interpreters.md, "I/O threads paired with runtimes").
  *
  * <p>{@link #add} takes one more instance (a runtime that finished its start after the server
  * began serving with the first), which gets new connections from then on.
@@ -48,15 +39,12 @@ final class AppInstances {
     private final List<Served> serving = new CopyOnWriteArrayList<>();
     private final List<Served> retiring = new CopyOnWriteArrayList<>();
     private final AtomicInteger turn = new AtomicInteger();
-    private final List<EventLoop> ioThreads;
 
-    /** {@code ioThreads}: the event loops connections are registered on, in order (empty: no pairing). */
-    AppInstances(ServerState base, List<AppInstance> instances, List<EventLoop> ioThreads) {
+    AppInstances(ServerState base, List<AppInstance> instances) {
         if (instances.isEmpty()) {
             throw new IllegalArgumentException("a server needs at least one app instance");
         }
         this.base = base;
-        this.ioThreads = List.copyOf(ioThreads);
         for (AppInstance instance : instances) {
             serving.add(served(instance));
         }
@@ -64,13 +52,16 @@ final class AppInstances {
 
     /** The state the connection's handlers use: that of the instance it was given. */
     ServerState assign(Channel channel) {
-        int thread = ioThreads.indexOf(channel.eventLoop());
         while (true) {
-            List<Served> now = List.copyOf(serving);
-            int first = turn.getAndIncrement(); // ties go round: one client's sequential connections spread too
-            Served fewest = fewestOpen(now, first, -1);
-            Served home = thread < 0 ? null : fewestOpen(now, first, thread);
-            Served chosen = home != null && home.open.get() <= 2 * fewest.open.get() + 1 ? home : fewest;
+            Served chosen = null;
+            int count = serving.size();
+            int first = Math.floorMod(turn.getAndIncrement(), count); // ties go round: one client's sequential connections spread too
+            for (int i = 0; i < count; i++) {
+                Served candidate = serving.get((first + i) % count);
+                if (chosen == null || candidate.open.get() < chosen.open.get()) {
+                    chosen = candidate;
+                }
+            }
             channel.attr(SERVED).set(chosen);
             chosen.open.incrementAndGet();
             if (!chosen.retired) {
@@ -80,28 +71,6 @@ final class AppInstances {
             }
             chosen.closed(); // replaced meanwhile: take another
         }
-    }
-
-    /**
-     * The one with the fewest open connections, looking from {@code first} on; among those paired with
-     * I/O thread {@code thread} only (null when they do not pair up), or among all for -1.
-     */
-    private Served fewestOpen(List<Served> instances, int first, int thread) {
-        int count = instances.size();
-        int threads = ioThreads.size();
-        if (thread >= 0 && count % threads != 0 && threads % count != 0) {
-            return null;
-        }
-        Served chosen = null;
-        for (int i = 0; i < count; i++) {
-            int index = Math.floorMod(first + i, count);
-            boolean paired = thread < 0 || (count >= threads ? index % threads == thread : index == thread % count);
-            Served candidate = instances.get(index);
-            if (paired && (chosen == null || candidate.open.get() < chosen.open.get())) {
-                chosen = candidate;
-            }
-        }
-        return chosen;
     }
 
     /** {@code instance} serves from now on, beside the others. */

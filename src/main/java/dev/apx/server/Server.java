@@ -15,7 +15,6 @@ import dev.apx.server.shared.ShutdownEvent;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelOption;
-import io.netty.channel.EventLoop;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.ServerChannel;
@@ -28,7 +27,6 @@ import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 import java.nio.file.Files;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -114,11 +112,7 @@ public final class Server implements AutoCloseable {
         }
         ServerState state = new ServerState(config, first.http(), new DefaultChannelGroup(GlobalEventExecutor.INSTANCE),
                 new AtomicInteger(), webSockets, observer);
-        List<EventLoop> ioThreads = new ArrayList<>();
-        if (!(workers instanceof HostedEventLoop)) {
-            workers.forEach(loop -> ioThreads.add((EventLoop) loop));
-        }
-        AppInstances instances = new AppInstances(state, apps, ioThreads);
+        AppInstances instances = new AppInstances(state, apps);
         try {
             ServerBootstrap bootstrap = new ServerBootstrap()
                     .group(boss, workers)

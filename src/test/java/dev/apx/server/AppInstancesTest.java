@@ -17,9 +17,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
-import java.util.TreeMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
@@ -70,16 +68,7 @@ class AppInstancesTest {
     }
 
     private static Server serve(List<AppInstance> apps) {
-        return serve(apps, ServerConfig.defaults().withPort(0).withAccessLog(false));
-    }
-
-    private static Server serve(List<AppInstance> apps, ServerConfig config) {
-        return Server.start(config, apps, null, null, null, HttpObserver.NONE);
-    }
-
-    /** Answers with its name and the thread its request arrived on: {@code a@apx-io-1}. */
-    private static HttpApp namedWithThread(String name) {
-        return (head, response) -> named(name + "@" + Thread.currentThread().getName(), null).open(head, response);
+        return Server.start(ServerConfig.defaults().withPort(0).withAccessLog(false), apps, null, null, null, HttpObserver.NONE);
     }
 
     /** A keep-alive connection: each call sends one request and reads its response's body. */
@@ -159,55 +148,6 @@ class AppInstancesTest {
                 }
             }
         }
-    }
-
-    @Test
-    void eachIoThreadsConnectionsGoToTheInstancesPairedWithItWhileTheSpreadStaysClose() throws Exception {
-        List<AppInstance> four = List.of(new AppInstance(namedWithThread("a"), null), new AppInstance(namedWithThread("b"), null),
-                new AppInstance(namedWithThread("c"), null), new AppInstance(namedWithThread("d"), null));
-        ServerConfig twoThreads = ServerConfig.defaults().withPort(0).withAccessLog(false).withWorkerThreads(2);
-        try (Server server = serve(four, twoThreads)) {
-            Map<String, Connection> first = new TreeMap<>();
-            Map<String, String> threadOf = new TreeMap<>();
-            List<Connection> later = new ArrayList<>();
-            try {
-                for (int i = 0; i < 4; i++) {
-                    Connection c = new Connection(server.port());
-                    String[] answer = c.get("/").split("@");
-                    first.put(answer[0], c);
-                    threadOf.put(answer[0], answer[1]);
-                }
-                assertThat(first.keySet()).containsExactly("a", "b", "c", "d");
-                assertThat(threadOf.get("a")).as("a and c on one I/O thread, b and d on the other")
-                        .isEqualTo(threadOf.get("c")).isNotEqualTo(threadOf.get("b"));
-                assertThat(threadOf.get("b")).isEqualTo(threadOf.get("d"));
-
-                first.get("d").close(); // d has the fewest now, by one
-                awaitOpen(server, List.of(1, 1, 1, 0));
-                for (int i = 0; i < 4; i++) {
-                    Connection c = new Connection(server.port());
-                    later.add(c);
-                    String[] answer = c.get("/").split("@");
-                    assertThat(answer[1]).as("connection %d went to %s, paired with its I/O thread", i, answer[0])
-                            .isEqualTo(threadOf.get(answer[0]));
-                }
-                assertThat(server.openConnectionsByApp()).as("and the spread stays even").containsExactlyInAnyOrder(2, 2, 2, 1);
-            } finally {
-                for (Connection c : first.values()) {
-                    c.close();
-                }
-                for (Connection c : later) {
-                    c.close();
-                }
-            }
-        }
-    }
-
-    private static void awaitOpen(Server server, List<Integer> expected) throws InterruptedException {
-        for (int i = 0; i < 500 && !server.openConnectionsByApp().equals(expected); i++) {
-            Thread.sleep(10);
-        }
-        assertThat(server.openConnectionsByApp()).isEqualTo(expected);
     }
 
     @Test

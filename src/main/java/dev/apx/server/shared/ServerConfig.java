@@ -75,10 +75,4 @@ public record ServerConfig(String host, int port, Path uds, int backlog, int kee
         return new ServerConfig(host, port, uds, backlog, keepAliveTimeoutSeconds, limitConcurrency, serverHeader,
                 dateHeader, maxInitialLineLength, maxHeaderSize, accessLog, workerThreads, limits, newProtocols);
     }
-
-    /** {@code threads} I/O threads (event loops) for the connections instead of one per core. */
-    public ServerConfig withWorkerThreads(int threads) {
-        return new ServerConfig(host, port, uds, backlog, keepAliveTimeoutSeconds, limitConcurrency, serverHeader,
-                dateHeader, maxInitialLineLength, maxHeaderSize, accessLog, threads, limits, protocols);
-    }
 }
