@@ -32,10 +32,13 @@ class JavaHostIT {
 
     @BeforeAll
     static void installApxAndBuildTheExample() throws Exception {
-        // the jar this build made, into ~/.m2 as `mvn install` puts it; then the example resolves it from there only
-        run(Path.of("."), 300, "mvn", "-B", "-ntp", "-o", "-q", "install:install-file",
+        // The jar this build made, into ~/.m2 as `mvn install` puts it; the example then finds dev.apx:apx
+        // there (it is on no remote repository) and its other dependencies (Jetty, Tomcat) and plugins
+        // where any user's build does: Maven Central on first use. Offline (-o), a fresh ~/.m2 failed
+        // both steps ("has not been downloaded from it before").
+        run(Path.of("."), 300, "mvn", "-B", "-ntp", "-q", "install:install-file",
                 "-Dfile=target/apx-0.1.0-SNAPSHOT.jar", "-DpomFile=pom.xml");
-        run(EXAMPLE, 300, "mvn", "-B", "-ntp", "-o", "-q", "package");
+        run(EXAMPLE, 300, "mvn", "-B", "-ntp", "-q", "package");
     }
 
     @ParameterizedTest
