@@ -10,7 +10,6 @@ import org.junit.jupiter.api.io.TempDir;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Stream;
@@ -36,11 +35,7 @@ class DisconnectIT {
     void abortedRequestsAreAllEndedAndTheServerProcessLeaksNothing(@TempDir Path dir) throws Exception {
         try (ApxProcess apx = ApxProcess.startAsLaunched(dir, Map.of(), "--no-access-log", "apxtest.hostile_apps:app")) {
             Aborts aborts = new Aborts();
-            List<Snapshot> quarters = new ArrayList<>();
-            for (int q = 0; q < 4; q++) {
-                aborts.run(apx.port, q * CASES / 4, (q + 1) * CASES / 4);
-                quarters.add(Snapshot.take(apx));
-            }
+            List<Snapshot> quarters = aborts.runInQuarters(apx.port, CASES, () -> Snapshot.take(apx));
             String stats = AppState.awaitIdle(apx.port);
             System.out.printf("DisconnectIT: %,d aborts (%s)%n  outcomes %s%n", CASES, aborts, stats);
             for (int q = 0; q < 4; q++) {

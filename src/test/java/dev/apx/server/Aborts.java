@@ -9,6 +9,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.SplittableRandom;
+import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -45,6 +46,16 @@ public final class Aborts {
             clients.shutdown();
         }
         AppState.awaitIdle(port);
+    }
+
+    /** {@code cases} cases in four quarters, {@code snapshot} taken after each (the first: the baseline after the warm-up). */
+    public <T> List<T> runInQuarters(int port, int cases, Callable<T> snapshot) throws Exception {
+        List<T> quarters = new ArrayList<>();
+        for (int q = 0; q < 4; q++) {
+            run(port, q * cases / 4, (q + 1) * cases / 4);
+            quarters.add(snapshot.call());
+        }
+        return quarters;
     }
 
     public long count(Cut cut) {

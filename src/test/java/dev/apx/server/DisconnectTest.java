@@ -9,7 +9,6 @@ import org.junit.jupiter.api.Test;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.Stream;
 
@@ -40,11 +39,7 @@ class DisconnectTest {
         Log.setLevel(Log.Level.ERROR);
         try (TestServer server = new TestServer("apxtest.hostile_apps", "app", config)) {
             Aborts aborts = new Aborts();
-            List<Snapshot> quarters = new ArrayList<>();
-            for (int q = 0; q < 4; q++) {
-                aborts.run(server.port(), q * CASES / 4, (q + 1) * CASES / 4);
-                quarters.add(Snapshot.take(server.port()));
-            }
+            List<Snapshot> quarters = aborts.runInQuarters(server.port(), CASES, () -> Snapshot.take(server.port()));
             Snapshot before = quarters.getFirst();
             Snapshot after = quarters.getLast();
             String stats = AppState.awaitIdle(server.port());
