@@ -14,6 +14,27 @@ def spin(n):
     return total
 
 
+def hold_gil_until(release_address, holding_address, seconds):
+    """Runs bytecode without handing this runtime's GIL over until the int at release_address turns
+    non-zero: the switch interval (after which a waiting thread asks for the GIL) is set beyond the
+    wait, and the loop calls nothing that releases the GIL. True if released within `seconds`."""
+    import ctypes
+    import time
+
+    release = ctypes.c_int.from_address(release_address)
+    before = sys.getswitchinterval()
+    sys.setswitchinterval(seconds * 2)
+    try:
+        ctypes.c_int.from_address(holding_address).value = 1
+        deadline = time.monotonic() + seconds
+        while release.value == 0:
+            if time.monotonic() > deadline:
+                return False
+        return True
+    finally:
+        sys.setswitchinterval(before)
+
+
 def mark(value):
     """Sets a module-level global of a module every runtime has imported."""
     json.apx_runtime_mark = value
