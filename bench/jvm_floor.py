@@ -5,13 +5,15 @@ checkout, a directory with bin/apx, defaults to this one), or "uvicorn"
 (Uvicorn --workers N on the same app, the issue's yardstick). Per round every variant in turn, on
 bench/apps/runtimes.py (FastAPI) as bench/interpreters serves it: start, wait until every runtime
 answered, total PSS of the process tree 1 s and 6 s later (the JVM trims malloc every 5 s), wrk -t2 -c64
-for --load-seconds (req/s, the tree's CPU-us per request), PSS right after and 6 s after. Medians per
+for --load-seconds (req/s, the tree's CPU-us per request), PSS 3 s before its end ("during"), right after
+and 6 s after. Medians per
 variant at the end. --breakdown NAME: one more start of that variant with native memory tracking, its
 /proc/PID/smaps summed by mapping (the JVM's own mappings named by NMT) idle and after load, and NMT's
 summary. Figures: docs/interpreters.md, "Memory: the JVM's floor".
 """
 import argparse
 import collections
+import concurrent.futures
 import os
 import re
 import shlex
@@ -72,7 +74,11 @@ def one_round(variant, count, load_seconds):
         time.sleep(5)
         row["idle6"] = server.pss_mb()
         before = server.cpu_seconds()
-        rate, requests, errors = wrk(port, load_seconds)
+        with concurrent.futures.ThreadPoolExecutor(1) as pool:
+            load = pool.submit(wrk, port, load_seconds)
+            time.sleep(max(load_seconds - 3, 1))
+            row["during"] = server.pss_mb()  # under load: wrk still running
+            rate, requests, errors = load.result()
         used = server.cpu_seconds() - before
         row["load0"] = server.pss_mb()
         time.sleep(6)
@@ -163,15 +169,17 @@ def main():
                 print(f"round {r + 1} {v['name']}: " + " ".join(
                     f"{k}={x:.1f}" if isinstance(x, float) else f"{k}={x}" for k, x in row.items())
                       + f" (load {os.getloadavg()[0]:.1f})", flush=True)
-        fields = ["idle1", "idle6", "load0", "load6", "req_s", "cpu_us"]
+        fields = ["idle1", "idle6", "during", "load0", "load6", "req_s", "cpu_us"]
         yard = rows.get("uvicorn")
-        print(f"\nmedians over {o.rounds} rounds, {o.interpreters} runtimes (PSS in MB; x = over uvicorn's idle6 / load0)")
-        print("| variant | " + " | ".join(fields) + " | x idle6 | x load0 |\n|" + " --- |" * (len(fields) + 3))
+        ratios = ("idle6", "during", "load0")
+        print(f"\nmedians over {o.rounds} rounds, {o.interpreters} runtimes (PSS in MB; x = over uvicorn's, same field)")
+        print("| variant | " + " | ".join(fields) + "".join(f" | x {f}" for f in ratios) + " |\n|"
+              + " --- |" * (len(fields) + len(ratios) + 1))
         for v in variants:
             med = {f: statistics.median(row[f] for row in rows[v["name"]]) for f in fields}
-            x = [f"{med[f] / statistics.median(row[f] for row in yard):.2f}" if yard else "" for f in ("idle6", "load0")]
+            x = [f"{med[f] / statistics.median(row[f] for row in yard):.2f}" if yard else "" for f in ratios]
             print(f"| {v['name']} | " + " | ".join(f"{med[f]:.0f}" if f in ("req_s", "cpu_us") else f"{med[f]:.1f}"
-                                                    for f in fields) + f" | {x[0]} | {x[1]} |")
+                                                    for f in fields) + "".join(f" | {r}" for r in x) + " |")
         if o.breakdown:
             breakdown(next(v for v in variants if v["name"] == o.breakdown), o.interpreters, o.load_seconds)
     finally:
