@@ -1,6 +1,7 @@
 """The asyncio side of apx's bridge (docs/bridge.md): the event loop, the selector that hands
 the step lock back while the loop waits, and the start of a request's task."""
 import asyncio
+import gc
 import selectors
 import sys
 
@@ -25,6 +26,15 @@ def new_loop(kind, release_step=None, acquire_step=None):
     if release_step is not None:
         selector = SteppingSelector(selector, release_step, acquire_step)
     return asyncio.SelectorEventLoop(selector), "asyncio"
+
+
+def size_young_generation(threshold):
+    """Generation 0's threshold of the cyclic collector (generations 1 and 2 keep theirs).
+
+    apx's loop begins the requests the I/O threads queued in one go; their objects are live, but
+    CPython counts them as new since its last collection (docs/bridge.md, the request waves)."""
+    _, older, oldest = gc.get_threshold()
+    gc.set_threshold(threshold, older, oldest)
 
 
 def run_until_stopped(loop, stopped):

@@ -4,6 +4,7 @@ import dev.apx.app.AppConfig;
 import dev.apx.app.TrustedHosts;
 import dev.apx.asgi.AsgiConfig;
 import dev.apx.asgi.lifespan.Lifespan;
+import dev.apx.bridge.BridgeConfig;
 import dev.apx.bridge.LoopKind;
 import dev.apx.host.AppLoader;
 import dev.apx.host.Interface;
@@ -91,6 +92,12 @@ public final class Main implements Callable<Integer> {
             description = "Log a warning naming a request whose handler runs this long without awaiting (it blocks the "
                     + "event loop), as asyncio's debug mode does for slow callbacks; 0 turns it off. Default: ${DEFAULT-VALUE}.")
     double slowCallbackDuration;
+
+    @Option(names = "--gc-threshold", paramLabel = "N", defaultValue = "" + BridgeConfig.DEFAULT_GC_THRESHOLD,
+            description = "Generation 0's threshold of Python's cyclic collector, set before the app is imported (an app's own "
+                    + "gc.set_threshold wins); 0 keeps CPython's (700; 2000 on 3.13). apx's loop begins queued requests in "
+                    + "batches whose live objects CPython's 700 mistook for garbage (docs/bridge.md). Default: ${DEFAULT-VALUE}.")
+    int gcThreshold;
 
     @Option(names = "--timeout-graceful-shutdown", paramLabel = "SECONDS",
             description = "How long to wait for in-flight requests on shutdown before cancelling them. Default: no limit.")
@@ -302,6 +309,9 @@ public final class Main implements Callable<Integer> {
         }
         if (logConfig != null) {
             LogConfig.checkReadable(logConfig); // once, before Python (and before any worker) starts
+        }
+        if (gcThreshold < 0) {
+            throw new IllegalArgumentException("--gc-threshold must be 0 (CPython's own) or more, got " + gcThreshold);
         }
         if (!(slowCallbackDuration >= 0)) {
             throw new IllegalArgumentException("--slow-callback-duration must be 0 or more seconds, got " + slowCallbackDuration);

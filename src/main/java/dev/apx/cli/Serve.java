@@ -457,7 +457,8 @@ final class Serve {
             }
         }
         BridgeConfig bridgeConfig = BridgeConfig.defaults().withLoop(options.loop)
-                .withSlowDriveMillis(Math.round(options.slowCallbackDuration * 1000));
+                .withSlowDriveMillis(Math.round(options.slowCallbackDuration * 1000))
+                .withGcThreshold(options.gcThreshold);
         if (options.ioMode == IoMode.LOOP) {
             bridgeConfig = bridgeConfig.withStartMode(StartMode.LOOP); // requests arrive on the loop thread: no step lock
         }

@@ -54,11 +54,23 @@ public final class HostedApp implements AutoCloseable {
     /** Sets the spec's environment, imports the app and resolves its interface; starts nothing yet. */
     public static HostedApp load(Interpreter interpreter, AppSpec spec) {
         setEnvironment(interpreter, spec.env());
+        sizeYoungGeneration(interpreter, spec.bridge().gcThreshold());
         PyRef app = AppLoader.load(interpreter, spec.appDir(), spec.app(), spec.factory());
         // with what the app's import set, for each request to copy
         PyRef context = interpreter.call(gil -> gil.copyContext());
         Interface kind = spec.kind().resolve(interpreter, app);
         return new HostedApp(interpreter, spec, app, context, kind);
+    }
+
+    /** {@code --gc-threshold}: before the import, so that an app's own {@code gc.set_threshold} wins. */
+    private static void sizeYoungGeneration(Interpreter interpreter, int threshold) {
+        if (threshold > 0) {
+            interpreter.run(gil -> {
+                try (PyRef bridge = gil.importModule("_apx._bridge")) {
+                    bridge.callMethod(gil, "size_young_generation", threshold).close();
+                }
+            });
+        }
     }
 
     /** {@code env} ({@code --env-file}) into the runtime's {@code os.environ}. */

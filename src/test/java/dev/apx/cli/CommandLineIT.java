@@ -353,6 +353,44 @@ class CommandLineIT {
         assertFailsWith(result, "apx: error: notcallable:app is not callable");
     }
 
+    @Test
+    void gcThresholdSizesPythonsYoungGenerationBeforeTheAppIsImported() throws Exception {
+        Path appDir = Files.createDirectory(tmp.resolve("gc"));
+        Files.writeString(appDir.resolve("gcapp.py"), """
+                import gc
+                import os
+
+                at_import = gc.get_threshold()
+                if os.environ.get("OWN_THRESHOLD"):
+                    gc.set_threshold(int(os.environ["OWN_THRESHOLD"]))
+
+                async def app(scope, receive, send):
+                    await send({"type": "http.response.start", "status": 200, "headers": []})
+                    await send({"type": "http.response.body", "body": f"{at_import} {gc.get_threshold()}".encode()})
+                """);
+        String[] common = {"--python", python("3.11").toString(), "--app-dir", appDir.toString(), "--port", "0",
+                "--lifespan", "off", "--no-access-log"};
+
+        Served byDefault = serve(Map.of(), concat(common, "gcapp:app"));
+        assertThat(byDefault.get("/")).isEqualTo("(10000, 10, 10) (10000, 10, 10)");
+        assertThat(byDefault.stop().exitCode()).isZero();
+
+        Served cpythons = serve(Map.of(), concat(common, "--gc-threshold", "0", "gcapp:app"));
+        assertThat(cpythons.get("/")).as("0 keeps CPython 3.11's own").isEqualTo("(700, 10, 10) (700, 10, 10)");
+        assertThat(cpythons.stop().exitCode()).isZero();
+
+        Served appsOwn = serve(Map.of("APX_GC_THRESHOLD", "5000", "OWN_THRESHOLD", "1234"), concat(common, "gcapp:app"));
+        assertThat(appsOwn.get("/")).as("the flag's value at import, the app's own after it").isEqualTo("(5000, 10, 10) (1234, 10, 10)");
+        assertThat(appsOwn.stop().exitCode()).isZero();
+
+        assertFailsWith(run(Map.of(), concat(common, "--gc-threshold", "-1", "gcapp:app")),
+                "apx: error: --gc-threshold must be 0 (CPython's own) or more, got -1");
+    }
+
+    private static String[] concat(String[] first, String... more) {
+        return Stream.concat(Stream.of(first), Stream.of(more)).toArray(String[]::new);
+    }
+
     // ---- helpers ----
 
     /** A running apx subprocess whose "running on" line has been seen. */
