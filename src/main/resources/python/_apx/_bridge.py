@@ -28,11 +28,20 @@ def new_loop(kind, release_step=None, acquire_step=None):
     return asyncio.SelectorEventLoop(selector), "asyncio"
 
 
+_young_generation_sized = False
+
+
 def size_young_generation(threshold):
     """Generation 0's threshold of the cyclic collector (generations 1 and 2 keep theirs).
 
     apx's loop begins the requests the I/O threads queued in one go; their objects are live, but
-    CPython counts them as new since its last collection (docs/bridge.md, the request waves)."""
+    CPython counts them as new since its last collection (docs/bridge.md, the request waves).
+    Once per runtime, at the first app's load: what an app sets at its import then outlives the
+    next app's load into the same runtime (the Java API hosts several)."""
+    global _young_generation_sized
+    if _young_generation_sized:
+        return
+    _young_generation_sized = True
     _, older, oldest = gc.get_threshold()
     gc.set_threshold(threshold, older, oldest)
 

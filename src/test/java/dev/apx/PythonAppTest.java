@@ -100,6 +100,17 @@ class PythonAppTest {
     }
 
     @Test
+    void anAppsOwnGcThresholdOutlivesTheNextAppsLoad() throws Exception {
+        try (PythonApp own = python.app(AppOptions.of("apxjava.own_gc:app", TEST_APPS).withLifespan(AppOptions.Lifespan.OFF));
+             PythonApp next = python.app(AppOptions.of("apxjava.apps:echo", TEST_APPS).withLifespan(AppOptions.Lifespan.OFF))) {
+            assertThat(call(own, AppRequest.get("/")).bodyText())
+                    .as("apx's 10,000 at its import (the runtime's first load set it), its own after the next app's load")
+                    .isEqualTo("(10000, 10, 10) (1234, 10, 10)");
+            assertThat(next.appInterface()).isEqualTo("asgi3");
+        }
+    }
+
+    @Test
     void rootPathPrefixesThePath() throws Exception {
         try (PythonApp mounted = python.app(AppOptions.of("apxjava.apps:echo", TEST_APPS).withRootPath("/py").withLifespan(AppOptions.Lifespan.OFF))) {
             String report = call(mounted, AppRequest.get("/items")).bodyText();
