@@ -69,6 +69,21 @@ class LauncherIT {
         assertThat(Files.readAllLines(classes)).anyMatch(line -> line.contains("dev.apx.cli.Main ") && line.contains("shared objects file"));
     }
 
+    /**
+     * The command line's classes come from the cache too: picocli's are Java 5 class files, which the
+     * cache cannot keep once linked unless the build rewrites them (tools/UpgradeOldClassFiles.java);
+     * before it, ~180 classes were read from the jar and verified at every start.
+     */
+    @Test
+    void theCommandLineParserIsLoadedFromTheCache() throws Exception {
+        Path classes = tmp.resolve("classes.txt");
+        serve(trained, List.of(), "-Xlog:class+load:file=" + classes);
+        List<String> loaded = Files.readAllLines(classes);
+        assertThat(loaded).anyMatch(line -> line.contains("picocli.CommandLine ") && line.contains("shared objects file"));
+        assertThat(loaded).anyMatch(line -> line.contains("dev.apx.cli.EnvDefaults ") && line.contains("shared objects file"));
+        assertThat(loaded).noneMatch(line -> line.contains("picocli.") && line.contains("source: file:"));
+    }
+
     /** bin/apx starts the JVM under SCHED_BATCH (policy 3), so every thread it starts has it; APX_SCHED=normal opts out. */
     @Test
     void everyThreadRunsUnderSchedBatchUnlessApxSchedIsNormal() throws Exception {

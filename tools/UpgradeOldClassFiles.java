@@ -1,0 +1,71 @@
+import java.io.IOException;
+import java.lang.classfile.ClassFile;
+import java.lang.classfile.ClassFileVersion;
+import java.lang.classfile.ClassHierarchyResolver;
+import java.lang.classfile.ClassModel;
+import java.lang.classfile.ClassTransform;
+import java.lang.classfile.CodeTransform;
+import java.net.URL;
+import java.net.URLClassLoader;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.util.Collections;
+import java.util.zip.ZipEntry;
+import java.util.zip.ZipFile;
+import java.util.zip.ZipOutputStream;
+
+/**
+ * Rewrites the class files of a jar that are older than Java 6 (major version below 50) as Java 8
+ * class files, with the stack maps the JDK's ClassFile API computes; everything else is copied as
+ * it is. Run by the build on target/apx.jar after shading: {@code java tools/UpgradeOldClassFiles.java JAR}.
+ *
+ * <p>Why: picocli ships Java 5 class files, and the JVM's AOT cache (JEP 483) cannot keep a class
+ * that old once it has been linked ("Skipping picocli/...: Old class has been linked" in the
+ * training log), nor the apx classes that implement picocli's interfaces. So every start loaded,
+ * parsed and verified ~180 classes from the jar with the old type-inferring verifier: 0.15-0.2 s
+ * of a 1.1-1.5 s start on one core (docs/startup.md, eighteenth session).
+ */
+public final class UpgradeOldClassFiles {
+    private static final int OLDEST_ARCHIVABLE = 50;
+    private static final int TARGET = 52;
+
+    public static void main(String[] args) throws IOException {
+        Path jar = Path.of(args[0]);
+        Path out = jar.resolveSibling(jar.getFileName() + ".upgrading");
+        int upgraded = 0;
+        try (URLClassLoader classes = new URLClassLoader(new URL[] {jar.toUri().toURL()}, null);
+                ZipFile in = new ZipFile(jar.toFile());
+                ZipOutputStream zip = new ZipOutputStream(Files.newOutputStream(out))) {
+            // Stack maps need the common supertypes of the jar's own classes, not only the JDK's.
+            ClassFile classFile = ClassFile.of(ClassFile.StackMapsOption.GENERATE_STACK_MAPS,
+                    ClassFile.ClassHierarchyResolverOption.of(ClassHierarchyResolver.defaultResolver()
+                            .orElse(ClassHierarchyResolver.ofResourceParsing(classes))));
+            for (ZipEntry entry : Collections.list(in.entries())) {
+                byte[] bytes = in.getInputStream(entry).readAllBytes();
+                if (entry.getName().endsWith(".class") && !entry.getName().startsWith("META-INF/")) {
+                    ClassModel model = classFile.parse(bytes);
+                    if (model.majorVersion() < OLDEST_ARCHIVABLE) {
+                        bytes = classFile.transformClass(model, ClassTransform.transformingMethodBodies(CodeTransform.ACCEPT_ALL)
+                                .andThen((builder, element) -> {
+                                    if (element instanceof ClassFileVersion) {
+                                        builder.withVersion(TARGET, 0);
+                                    } else {
+                                        builder.with(element);
+                                    }
+                                }));
+                        upgraded++;
+                    }
+                }
+                ZipEntry copy = new ZipEntry(entry.getName());
+                copy.setTime(entry.getTime());
+                zip.putNextEntry(copy);
+                zip.write(bytes);
+                zip.closeEntry();
+            }
+        }
+        Files.move(out, jar, StandardCopyOption.REPLACE_EXISTING);
+        System.out.println("UpgradeOldClassFiles: " + upgraded + " class files of " + jar.getFileName()
+                + " rewritten from below version " + OLDEST_ARCHIVABLE + " to " + TARGET);
+    }
+}
