@@ -23,8 +23,8 @@ import java.util.zip.ZipOutputStream;
  * <p>Why: picocli ships Java 5 class files, and the JVM's AOT cache (JEP 483) cannot keep a class
  * that old once it has been linked ("Skipping picocli/...: Old class has been linked" in the
  * training log), nor the apx classes that implement picocli's interfaces. So every start loaded,
- * parsed and verified ~180 classes from the jar with the old type-inferring verifier: 0.15-0.2 s
- * of a 1.1-1.5 s start on one core (docs/startup.md, eighteenth session).
+ * parsed and verified ~180 classes from the jar with the old type-inferring verifier: ~0.1 s of
+ * every command-line call on one core (docs/startup.md, eighteenth session).
  */
 public final class UpgradeOldClassFiles {
     private static final int OLDEST_ARCHIVABLE = 50;
