@@ -2,18 +2,15 @@ import java.io.IOException;
 import java.lang.classfile.ClassFile;
 import java.lang.classfile.ClassFileVersion;
 import java.lang.classfile.ClassHierarchyResolver;
-import java.lang.classfile.ClassModel;
 import java.lang.classfile.ClassTransform;
 import java.lang.classfile.CodeTransform;
 import java.net.URL;
 import java.net.URLClassLoader;
+import java.nio.file.FileSystem;
+import java.nio.file.FileSystems;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
-import java.util.Collections;
-import java.util.zip.ZipEntry;
-import java.util.zip.ZipFile;
-import java.util.zip.ZipOutputStream;
+import java.util.stream.Stream;
 
 /**
  * Rewrites the class files of a jar that are older than Java 6 (major version below 50) as Java 8
@@ -32,40 +29,36 @@ public final class UpgradeOldClassFiles {
 
     public static void main(String[] args) throws IOException {
         Path jar = Path.of(args[0]);
-        Path out = jar.resolveSibling(jar.getFileName() + ".upgrading");
         int upgraded = 0;
+        // The zip file system rewrites only the entries written to it and copies the others as they are.
         try (URLClassLoader classes = new URLClassLoader(new URL[] {jar.toUri().toURL()}, null);
-                ZipFile in = new ZipFile(jar.toFile());
-                ZipOutputStream zip = new ZipOutputStream(Files.newOutputStream(out))) {
+                FileSystem zip = FileSystems.newFileSystem(jar);
+                Stream<Path> entries = Files.walk(zip.getPath("/"))) {
             // Stack maps need the common supertypes of the jar's own classes, not only the JDK's.
             ClassFile classFile = ClassFile.of(ClassFile.StackMapsOption.GENERATE_STACK_MAPS,
                     ClassFile.ClassHierarchyResolverOption.of(ClassHierarchyResolver.defaultResolver()
                             .orElse(ClassHierarchyResolver.ofResourceParsing(classes))));
-            for (ZipEntry entry : Collections.list(in.entries())) {
-                byte[] bytes = in.getInputStream(entry).readAllBytes();
-                if (entry.getName().endsWith(".class") && !entry.getName().startsWith("META-INF/")) {
-                    ClassModel model = classFile.parse(bytes);
-                    if (model.majorVersion() < OLDEST_ARCHIVABLE) {
-                        bytes = classFile.transformClass(model, ClassTransform.transformingMethodBodies(CodeTransform.ACCEPT_ALL)
-                                .andThen((builder, element) -> {
-                                    if (element instanceof ClassFileVersion) {
-                                        builder.withVersion(TARGET, 0);
-                                    } else {
-                                        builder.with(element);
-                                    }
-                                }));
-                        upgraded++;
-                    }
+            for (Path entry : entries.filter(path -> path.toString().endsWith(".class") && !path.startsWith("/META-INF")).toList()) {
+                byte[] bytes = Files.readAllBytes(entry);
+                if (majorVersion(bytes) < OLDEST_ARCHIVABLE) {
+                    Files.write(entry, classFile.transformClass(classFile.parse(bytes),
+                            ClassTransform.transformingMethodBodies(CodeTransform.ACCEPT_ALL).andThen((builder, element) -> {
+                                if (element instanceof ClassFileVersion) {
+                                    builder.withVersion(TARGET, 0);
+                                } else {
+                                    builder.with(element);
+                                }
+                            })));
+                    upgraded++;
                 }
-                ZipEntry copy = new ZipEntry(entry.getName());
-                copy.setTime(entry.getTime());
-                zip.putNextEntry(copy);
-                zip.write(bytes);
-                zip.closeEntry();
             }
         }
-        Files.move(out, jar, StandardCopyOption.REPLACE_EXISTING);
         System.out.println("UpgradeOldClassFiles: " + upgraded + " class files of " + jar.getFileName()
                 + " rewritten from below version " + OLDEST_ARCHIVABLE + " to " + TARGET);
+    }
+
+    /** Bytes 6-7 of a class file (after the magic number and the minor version). */
+    private static int majorVersion(byte[] classFile) {
+        return (classFile[6] & 0xff) << 8 | classFile[7] & 0xff;
     }
 }
