@@ -47,6 +47,12 @@ class Choice<E extends Enum<E>> implements CommandLine.ITypeConverter<E> {
         }
     }
 
+    static final class Warmup extends Choice<WarmupMode> {
+        Warmup() {
+            super(WarmupMode.class);
+        }
+    }
+
     static final class LifespanMode extends Choice<Lifespan.Mode> {
         LifespanMode() {
             super(Lifespan.Mode.class);

@@ -173,12 +173,19 @@ public final class Main implements Callable<Integer> {
     @CommandLine.Mixin
     WebSocketOptions webSockets = new WebSocketOptions();
 
-    // Startup (issues 13, 28): requests over loopback TCP to a server of apx's own app before the port opens.
+    // Startup (issues 13, 28): requests over loopback TCP to a server of apx's own app, while idle or before the port opens.
     @Option(names = "--warmup", paramLabel = "REQUESTS", defaultValue = "500",
-            description = "Before the port opens, send about this many requests (HTTP/1.1, h2, WebSocket messages; TLS when "
-                    + "configured) over loopback TCP to a server of apx's own on 127.0.0.1 with a built-in app (never APP), "
-                    + "closed before the port opens, so the first clients meet compiled code; 0 turns it off. Default: ${DEFAULT-VALUE}.")
+            description = "Send about this many requests (HTTP/1.1, h2, WebSocket messages; TLS when configured) over "
+                    + "loopback TCP to a server of apx's own on 127.0.0.1 with a built-in app (never APP), so that clients "
+                    + "meet compiled code; when, --warmup-mode says. 0 turns it off. Default: ${DEFAULT-VALUE}.")
     int warmup;
+
+    @Option(names = "--warmup-mode", defaultValue = "idle", paramLabel = "[idle|before]", converter = Choice.Warmup.class,
+            description = "When the warm-up runs: idle (after the port opens, only while the server has had no request for "
+                    + "100 ms; it ends once the server has answered --warmup requests of its own) or before (the port "
+                    + "opens after it: the first clients wait ~1.5 s longer and meet compiled code). --io loop warms up "
+                    + "before. Default: ${DEFAULT-VALUE}.")
+    WarmupMode warmupMode;
 
     // --- processes and reload (issue 14): see dev.apx.supervisor
     @Option(names = "--fd", paramLabel = "N", description = "Serve on the listening socket of this file descriptor (from systemd or a parent process).")

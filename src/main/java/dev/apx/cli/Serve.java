@@ -22,6 +22,7 @@ import dev.apx.server.api.IoHost;
 import dev.apx.server.api.WebSocketConfig;
 import dev.apx.server.shared.Protocols;
 import dev.apx.server.shared.ServerConfig;
+import dev.apx.server.warmup.WarmupPace;
 import dev.apx.supervisor.WorkerLink;
 
 import sun.misc.Signal;
@@ -73,6 +74,7 @@ final class Serve {
     private PythonInstall install;
     private AppSpec spec;
     private Server server;
+    private volatile Warmup.Background warmup; // --warmup-mode idle's, on the first runtime; null when none runs
     private long pid;
 
     Serve(Main options, boolean ownsProcess) {
@@ -215,6 +217,7 @@ final class Serve {
      */
     private synchronized String reloadInProcess() {
         allServing.join(); // the start's runtimes first
+        stopWarmup(); // it runs on the first runtime, which this retires
         List<HostedApp> old = hosted;
         List<Interpreter> spare = spares != null ? spares.take(old.size()) : List.of();
         if (startFailed || spare.isEmpty() && (Interpreter.isolatedRuntimesLeft() < old.size() || options.ioMode == IoMode.LOOP)) {
@@ -416,6 +419,7 @@ final class Serve {
             Log.warning(abandoned + " runtime(s) still starting are left behind: the process ends without them");
         }
         try {
+            stopWarmup();
             Log.info("Shutting down");
             server.stopAccepting();
             if (!server.drain(grace)) {
@@ -435,6 +439,18 @@ final class Serve {
         } finally {
             Log.info("Finished server process [" + pid + "]");
             closeResources();
+        }
+    }
+
+    private void stopWarmup() {
+        Warmup.Background running = warmup;
+        if (running != null) {
+            warmup = null;
+            try {
+                running.stop();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
         }
     }
 
@@ -485,11 +501,17 @@ final class Serve {
             }
         });
         Bridge bridge = first.bridge();
-        if (options.warmup > 0) {
-            Warmup.asgi(hosted.getFirst().interpreter(), bridge, config, options.asgiConfig(), wsConfig,
-                    options.ioMode == IoMode.LOOP ? new LoopIoHost(bridge) : null, options.warmup);
+        // --io loop: the warm-up server's sockets would run on the same loop as the real one's, whose hooks are one set
+        boolean before = options.warmupMode == WarmupMode.BEFORE || options.ioMode == IoMode.LOOP;
+        if (options.warmup > 0 && before) {
+            Warmup.asgi(first.interpreter(), bridge, config, options.asgiConfig(), wsConfig,
+                    options.ioMode == IoMode.LOOP ? new LoopIoHost(bridge) : null, options.warmup, WarmupPace.ALWAYS);
         }
         Server server = bind(config, List.of(first.instance()), wsConfig, options.ioMode == IoMode.LOOP ? new LoopIoHost(bridge) : null);
+        if (options.warmup > 0 && !before) {
+            warmup = Warmup.whileIdle(server, options.warmup,
+                    pace -> Warmup.asgi(first.interpreter(), bridge, config, options.asgiConfig(), wsConfig, null, options.warmup, pace));
+        }
         return new Served(server, task -> { // healthy when every runtime's loop answers: a blocked one fails the worker's check
             AtomicInteger waiting = new AtomicInteger(hosted.size());
             for (HostedApp app : hosted) {
@@ -507,15 +529,20 @@ final class Serve {
      * I/O threads whatever --io says, since there is no asyncio loop to host them.
      */
     private Served serveWsgi(ServerConfig config) throws BindFailed, Lifespan.StartupFailed, InterruptedException {
-        if (options.warmup > 0) {
-            Warmup.wsgi(hosted.getFirst().interpreter(), config, options.wsgiConfig(), options.warmup);
-        }
         HostedApp first = hosted.getFirst();
+        boolean before = options.warmupMode == WarmupMode.BEFORE;
+        if (options.warmup > 0 && before) {
+            Warmup.wsgi(first.interpreter(), config, options.wsgiConfig(), options.warmup, WarmupPace.ALWAYS);
+        }
         first.start(bridge -> { });
         if (metrics != null) {
             metrics.watch(0, first.interpreter(), null); // slot 0: its GIL and GC series as interpreter="0"
         }
         Server server = bind(config, List.of(first.instance()), null, null);
+        if (options.warmup > 0 && !before) {
+            warmup = Warmup.whileIdle(server, options.warmup,
+                    pace -> Warmup.wsgi(first.interpreter(), config, options.wsgiConfig(), options.warmup, pace));
+        }
         return new Served(server, Runnable::run); // no loop to block: answer health checks at once
     }
 

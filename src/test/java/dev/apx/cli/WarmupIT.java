@@ -25,8 +25,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * {@code --warmup N}: N requests (HTTP/1.1, h2, WebSocket messages; over TLS when it is configured) reach apx's built-in
- * app over loopback TCP, on a server of its own on 127.0.0.1 that is closed before the real port opens; none reach APP
- * or the access log. For ASGI and WSGI apps, one process or several workers.
+ * app over loopback TCP, on a server of its own on 127.0.0.1; none reach APP or the access log. By default it runs after
+ * the real port opens, only while the real server is idle, and ends once the real server answered N requests or stops;
+ * with {@code --warmup-mode before} the port opens after it. For ASGI and WSGI apps, one process or several workers.
  */
 class WarmupIT {
     /** The warm-up's debug line: answered, of, then by protocol, and the warm-up server's address. */
@@ -40,7 +41,7 @@ class WarmupIT {
     @Test
     void warmsUpWithoutCallingTheAppOrLoggingAccess() throws Exception {
         try (ApxProcess apx = ApxProcess.start(tmp, Map.of(), "--warmup", "300", "--log-level", "debug", "apxtest.startup_apps:counting")) {
-            assertThat(apx.stderr()).contains("warm-up: 300 of 300 requests answered");
+            apx.awaitStderr("warm-up: 300 of 300 requests answered", 60);
             assertThat(get(apx.port)).as("the app's first request is the client's (no warm-up request or WebSocket reached it)")
                     .isEqualTo("1");
             apx.awaitStdout("\"GET / HTTP/1.1\" 200", 1, 10);
@@ -50,7 +51,8 @@ class WarmupIT {
 
     @Test
     void warmsUpEveryProtocolOverALoopbackServerClosedBeforeThePortOpens() throws Exception {
-        try (ApxProcess apx = ApxProcess.start(tmp, Map.of(), "--warmup", "400", "--log-level", "debug", "apxtest.startup_apps:counting")) {
+        try (ApxProcess apx = ApxProcess.start(tmp, Map.of(), "--warmup", "400", "--warmup-mode", "before", "--log-level", "debug",
+                "apxtest.startup_apps:counting")) {
             String log = apx.stderr();
             Matcher warmed = warmed(log, 400);
             assertThat(Integer.parseInt(warmed.group(4))).as("h2 requests (prior knowledge)").isPositive();
@@ -66,10 +68,73 @@ class WarmupIT {
     }
 
     @Test
+    void byDefaultItRunsAfterThePortOpensAndClosesItsServer() throws Exception {
+        try (ApxProcess apx = ApxProcess.start(tmp, Map.of(), "--warmup", "400", "--log-level", "debug", "apxtest.startup_apps:counting")) {
+            apx.awaitStderr("while the server was idle", 60);
+            String log = apx.stderr();
+            Matcher warmed = warmed(log, 400);
+            assertThat(Integer.parseInt(warmed.group(4))).as("h2 requests").isPositive();
+            assertThat(Integer.parseInt(warmed.group(5))).as("WebSocket messages").isPositive();
+            assertThat(log.indexOf("apx running on")).as("the port opened before the warm-up ended").isLessThan(warmed.start());
+            assertThat(listening(Integer.parseInt(warmed.group(8)))).as("the warm-up server is closed").isFalse();
+            assertThat(get(apx.port)).as("no warm-up request reached the app").isEqualTo("1");
+        }
+    }
+
+    @Test
+    void realRequestsHoldItBackAndEndItOnceTheyReachItsCount() throws Exception {
+        // a budget the warm-up alone takes a second or more for; the client's 1000 requests, one after another, end it
+        try (ApxProcess apx = ApxProcess.start(tmp, Map.of(), "--warmup", "1000", "--log-level", "debug", "--no-access-log",
+                "apxtest.startup_apps:counting")) {
+            HttpClient client = HttpClient.newHttpClient();
+            String last = "";
+            for (int i = 0; i < 1000; i++) {
+                last = get(client, apx.port);
+            }
+            assertThat(last).as("the app saw the client's requests only").isEqualTo("1000");
+            apx.awaitStderr("while the server was idle", 30);
+            Matcher warmed = WARMED.matcher(apx.stderr());
+            assertThat(warmed.find()).isTrue();
+            assertThat(Integer.parseInt(warmed.group(1))).as("warm-up requests answered beside 1000 real ones")
+                    .isLessThan(500);
+        }
+    }
+
+    @Test
+    void aStopWhileItRunsEndsItAndShutsDownCleanly() throws Exception {
+        try (ApxProcess apx = ApxProcess.start(tmp, Map.of(), "--warmup", "1000000", "--log-level", "debug",
+                "apxtest.startup_apps:counting")) {
+            Thread.sleep(1000); // its million requests take minutes: it is running now
+            assertThat(apx.stderr()).doesNotContain("warm-up:");
+            apx.process.destroy(); // SIGTERM
+            assertThat(apx.awaitExit(30)).isZero();
+            String log = apx.stderr();
+            Matcher warmed = WARMED.matcher(log);
+            assertThat(warmed.find()).as("its line in %s", log).isTrue();
+            assertThat(Integer.parseInt(warmed.group(1))).as("answered before the stop").isPositive().isLessThan(1000000);
+            assertThat(log.indexOf("Shutting down")).as("it ended first").isGreaterThan(warmed.start());
+            assertThat(log).contains("Finished server process");
+            apx.assertNoJavaStackTrace();
+        }
+    }
+
+    @Test
+    void theModeComesFromTheEnvironment() throws Exception {
+        try (ApxProcess apx = ApxProcess.start(tmp, Map.of("APX_WARMUP_MODE", "before"), "--warmup", "50", "--log-level", "debug",
+                "apxtest.startup_apps:counting")) {
+            String log = apx.stderr();
+            Matcher warmed = warmed(log, 50);
+            assertThat(log.indexOf("apx running on")).as("the port opens after the warm-up").isGreaterThan(warmed.start());
+            assertThat(log).contains("before the port opened");
+        }
+    }
+
+    @Test
     void warmsUpOverTlsWhenTheServerServesIt() throws Exception {
         TestCerts certs = new TestCerts(Files.createDirectories(tmp.resolve("certs")));
         try (ApxProcess apx = ApxProcess.start(tmp, Map.of(), "--warmup", "300", "--log-level", "debug",
                 "--ssl-certfile", certs.serverCert.toString(), "--ssl-keyfile", certs.serverKey.toString(), "apxtest.startup_apps:counting")) {
+            apx.awaitStderr("requests answered in", 60);
             Matcher warmed = warmed(apx.stderr(), 300);
             assertThat(Integer.parseInt(warmed.group(4))).as("h2 requests through ALPN").isPositive();
             assertThat(Integer.parseInt(warmed.group(5))).as("WebSocket messages over TLS").isPositive();
@@ -80,6 +145,7 @@ class WarmupIT {
     void aWsgiAppIsWarmedUpWithTheBuiltInWsgiApp() throws Exception {
         try (ApxProcess apx = ApxProcess.start(tmp, Map.of(), "--warmup", "300", "--log-level", "debug", "--interface", "wsgi",
                 "apxtest.startup_apps:counting_wsgi")) {
+            apx.awaitStderr("requests answered in", 60);
             Matcher warmed = warmed(apx.stderr(), 300);
             assertThat(Integer.parseInt(warmed.group(5))).as("no WebSockets for WSGI").isZero();
             assertThat(get(apx.port)).as("the app's first request is the client's").isEqualTo("1");
@@ -88,8 +154,8 @@ class WarmupIT {
 
     @Test
     void eachWorkerWarmsUpBeforeTheSocketServes() throws Exception {
-        try (ApxProcess apx = ApxProcess.start(tmp, Map.of(), "--warmup", "200", "--log-level", "debug", "--workers", "2",
-                "apxtest.startup_apps:counting")) {
+        try (ApxProcess apx = ApxProcess.start(tmp, Map.of(), "--warmup", "200", "--warmup-mode", "before", "--log-level", "debug",
+                "--workers", "2", "apxtest.startup_apps:counting")) {
             apx.awaitStderr("warm-up: 200 of 200 requests answered", 2, 60);
             assertThat(get(apx.port)).as("no warm-up request reached a worker's app").isEqualTo("1");
         }
@@ -98,6 +164,7 @@ class WarmupIT {
     @Test
     void theCountComesFromTheEnvironmentAndZeroTurnsItOff() throws Exception {
         try (ApxProcess apx = ApxProcess.start(tmp, Map.of("APX_WARMUP", "7"), "--log-level", "debug", "apxtest.startup_apps:counting")) {
+            apx.awaitStderr("requests answered in", 60);
             assertThat(apx.stderr()).contains("warm-up: 7 of 7 requests answered");
         }
         Path off = Files.createDirectories(tmp.resolve("off"));
@@ -138,7 +205,11 @@ class WarmupIT {
     }
 
     private static String get(int port) throws Exception {
-        HttpResponse<String> response = HttpClient.newHttpClient().send(
+        return get(HttpClient.newHttpClient(), port);
+    }
+
+    private static String get(HttpClient client, int port) throws Exception {
+        HttpResponse<String> response = client.send(
                 HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/")).timeout(Duration.ofSeconds(30)).build(),
                 HttpResponse.BodyHandlers.ofString());
         assertThat(response.statusCode()).isEqualTo(200);

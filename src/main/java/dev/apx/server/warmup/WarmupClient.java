@@ -65,8 +65,9 @@ import java.util.concurrent.TimeUnit;
  * server speaks (HTTP/1.1 most, h2 and WebSocket when on), each connection running {@link #MIX}
  * in turn until the request budget is spent. HTTP/1.1 connections end by the server's close
  * ({@code Connection: close}) or the client's, in turn. A kind whose connections fail three times
- * (a TLS server that requires client certificates, say) is dropped. Everything runs on one event
- * loop thread of its own, so the lanes' state needs no locks.
+ * (a TLS server that requires client certificates, say) is dropped. A {@link WarmupPace} may hold the
+ * lanes back (while the real server is busy) or end them early. Everything runs on one event loop
+ * thread of its own, so the lanes' state needs no locks.
  */
 final class WarmupClient {
     /** Connections open at a time: a real load's many ready sockets per epoll wake-up. */
@@ -75,6 +76,8 @@ final class WarmupClient {
     private static final int H2_STREAMS = 4;
     private static final int WS_MESSAGES = 12;
     private static final int FAILURES_TO_DROP = 3;
+    /** How often lanes held back by the pace ask it again. */
+    private static final long PAUSED_CHECK_MILLIS = 50;
 
     /** One request of the mix: a path, and a request body of {@code body} bytes (sent chunked when {@code chunked}). */
     private record Call(String path, int body, boolean chunked) {
@@ -101,13 +104,17 @@ final class WarmupClient {
     private final Map<Kind, Integer> failures = new EnumMap<>(Kind.class);
     private final CountDownLatch done = new CountDownLatch(LANES);
     private final Bootstrap bootstrap;
+    private final WarmupPace pace;
     private int left;          // requests (and messages) still to send
     private int connections;   // opened so far
     private int next;          // the next connection's kind, an index into kinds
+    private int held;          // lanes waiting for the pace
 
-    private WarmupClient(EventLoopGroup group, int port, Protocols protocols, boolean webSockets, int requests) throws SSLException {
+    private WarmupClient(EventLoopGroup group, int port, Protocols protocols, boolean webSockets, int requests, WarmupPace pace)
+            throws SSLException {
         this.port = port;
         this.left = requests;
+        this.pace = pace;
         boolean h2 = protocols.http2().enabled();
         if (protocols.tls() != null) {
             http1Tls = clientContext(protocols, ApplicationProtocolNames.HTTP_1_1);
@@ -132,15 +139,15 @@ final class WarmupClient {
                 .option(ChannelOption.TCP_NODELAY, true);
     }
 
-    /** Runs the warm-up against 127.0.0.1:{@code port}; returns what was answered within {@code timeout}. */
-    static WarmupServer.Result run(int port, Protocols protocols, boolean webSockets, int requests, Duration timeout)
+    /** Runs the warm-up against 127.0.0.1:{@code port} at {@code pace}; returns what was answered within {@code timeout}. */
+    static WarmupServer.Result run(int port, Protocols protocols, boolean webSockets, int requests, WarmupPace pace, Duration timeout)
             throws InterruptedException {
         EventLoopGroup group = new MultiThreadIoEventLoopGroup(1,
                 Epoll.isAvailable() ? EpollIoHandler.newFactory() : NioIoHandler.newFactory());
         try {
             WarmupClient client;
             try {
-                client = new WarmupClient(group, port, protocols, webSockets, requests);
+                client = new WarmupClient(group, port, protocols, webSockets, requests, pace);
             } catch (SSLException e) {
                 throw new IllegalStateException("no TLS client for the warm-up: " + e.getMessage(), e);
             }
@@ -176,10 +183,16 @@ final class WarmupClient {
                 .build();
     }
 
-    /** A lane's next connection, or the lane's end when the budget is spent or no kind works. */
+    /** A lane's next connection, or the lane's end when the budget is spent, no kind works or the pace ends it. */
     private void open() {
-        if (left <= 0 || kinds.isEmpty()) {
+        if (left <= 0 || kinds.isEmpty() || pace.over()) {
             done.countDown();
+            return;
+        }
+        if (pace.paused()) {
+            if (held++ == 0) {
+                bootstrap.config().group().schedule(this::release, PAUSED_CHECK_MILLIS, TimeUnit.MILLISECONDS);
+            }
             return;
         }
         Kind kind = kinds.get(next++ % kinds.size());
@@ -211,9 +224,22 @@ final class WarmupClient {
         });
     }
 
+    /** The held lanes go on once the pace allows (or end, when it says so); else they wait another round. */
+    private void release() {
+        if (pace.paused() && !pace.over()) {
+            bootstrap.config().group().schedule(this::release, PAUSED_CHECK_MILLIS, TimeUnit.MILLISECONDS);
+            return;
+        }
+        int lanes = held;
+        held = 0;
+        for (int i = 0; i < lanes; i++) {
+            open();
+        }
+    }
+
     /** A connection of {@code kind} ended after {@code served} answers: the lane goes on. */
     private void ended(Kind kind, int served) {
-        if (served == 0) {
+        if (served == 0 && !pace.paused() && !pace.over()) { // not a failure when the pace closed it before its first answer
             failed(kind, null);
         }
         open();
@@ -226,9 +252,9 @@ final class WarmupClient {
         }
     }
 
-    /** Takes one request from the budget; false when it is spent. */
+    /** Takes one request from the budget; false when it is spent or the pace holds back (the connection then ends). */
     private boolean take() {
-        if (left <= 0) {
+        if (left <= 0 || pace.paused() || pace.over()) {
             return false;
         }
         left--;
