@@ -42,6 +42,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
 
 /**
  * One run of the server, in Uvicorn's order: load the app, lifespan startup, bind and serve until
@@ -135,18 +136,27 @@ final class Serve {
         logConfig = options.logConfig == null ? null
                 : LogConfig.apply(interpreter, options.logConfig, options.logLevel, options.accessLog);
         spec = appSpec();
-        hosted = List.of(HostedApp.load(interpreter, spec));
+        Runtimes.Work<HostedApp> startOne = runtime -> {
+            HostedApp app = HostedApp.load(runtime, spec);
+            app.start(bridge -> { });
+            return app;
+        };
+        // runtimes past the first import on the cores the first's import leaves idle (it runs on one), the rest
+        // once it has imported; each joins the server when it is ready (docs/interpreters.md, "Serving on N runtimes")
+        int early = Math.min(options.interpreters - 1, Math.max(0, Runtime.getRuntime().availableProcessors() - 1));
+        List<CompletableFuture<HostedApp>> more = new ArrayList<>(Runtimes.startMore(install, 1, early, startOne));
+        try {
+            hosted = List.of(HostedApp.load(interpreter, spec));
+        } catch (RuntimeException e) {
+            Runtimes.settle(more, CANCELLED_GRACE); // no runtime is left importing while the process ends
+            throw e;
+        }
         if (logConfig != null) {
             logConfig.refreshThreshold();
         }
         System.err.printf("apx: loaded %s = %s with Python %s (%s)%n", options.app, hosted.getFirst().description(), install.version(),
                 install.library());
-        // the other runtimes import and start while the first warms up and serves; each joins when it is ready
-        List<CompletableFuture<HostedApp>> more = Runtimes.startMore(install, options.interpreters - 1, runtime -> {
-            HostedApp app = HostedApp.load(runtime, spec);
-            app.start(bridge -> { });
-            return app;
-        });
+        more.addAll(Runtimes.startMore(install, 1 + early, options.interpreters - 1 - early, startOne));
         pid = ProcessHandle.current().pid();
         Log.info("Started server process [" + pid + "]");
 
@@ -172,7 +182,9 @@ final class Serve {
         if (metrics != null) {
             metrics.watch(server);
         }
-        allServing = join(more);
+        // the idle warm-up waits for every runtime: on a small machine it would take the CPU their imports need
+        // (4 runtimes on 2 cores: the last served 0.9-1.1 s after the first with it, 0.55 s without; docs/interpreters.md)
+        allServing = join(more).thenRun(() -> startIdleWarmup(served));
         if (options.reload && options.workerLink != null && options.ioMode != IoMode.LOOP) {
             spares = new SpareRuntimes(install, spec.env(), userDirs());
             allServing.thenRun(() -> spares.prepare(hosted.size(), hosted.getFirst().interpreter()));
@@ -442,6 +454,18 @@ final class Serve {
         }
     }
 
+    /** --warmup-mode idle's warm-up, unless the run is already ending. */
+    private void startIdleWarmup(Served served) {
+        if (served.idleWarmup() == null) {
+            return;
+        }
+        synchronized (joinLock) { // against stop(), which sets stopping first and then stops the warm-up
+            if (!stopping && !startFailed) {
+                warmup = Warmup.whileIdle(served.server(), options.warmup, served.idleWarmup());
+            }
+        }
+    }
+
     private void stopWarmup() {
         Warmup.Background running = warmup;
         if (running != null) {
@@ -486,7 +510,11 @@ final class Serve {
      * A started server, and where the supervisor's health check is answered (the event loop: a
      * blocked loop does not answer).
      */
-    private record Served(Server server, java.util.function.Consumer<Runnable> onLoop) {
+    /**
+     * A bound server: {@code onLoop} runs a health check's answer once the loops can; {@code idleWarmup}
+     * is the --warmup-mode idle warm-up to start once every runtime serves (null when none runs).
+     */
+    private record Served(Server server, java.util.function.Consumer<Runnable> onLoop, Consumer<WarmupPace> idleWarmup) {
     }
 
     /** The bind failed; it is logged. */
@@ -508,10 +536,9 @@ final class Serve {
                     options.ioMode == IoMode.LOOP ? new LoopIoHost(bridge) : null, options.warmup, WarmupPace.ALWAYS);
         }
         Server server = bind(config, List.of(first.instance()), wsConfig, options.ioMode == IoMode.LOOP ? new LoopIoHost(bridge) : null);
-        if (options.warmup > 0 && !before) {
-            warmup = Warmup.whileIdle(server, options.warmup,
-                    pace -> Warmup.asgi(first.interpreter(), bridge, config, options.asgiConfig(), wsConfig, null, options.warmup, pace));
-        }
+        Consumer<WarmupPace> idleWarmup = options.warmup > 0 && !before
+                ? pace -> Warmup.asgi(first.interpreter(), bridge, config, options.asgiConfig(), wsConfig, null, options.warmup, pace)
+                : null;
         return new Served(server, task -> { // healthy when every runtime's loop answers: a blocked one fails the worker's check
             AtomicInteger waiting = new AtomicInteger(hosted.size());
             for (HostedApp app : hosted) {
@@ -521,7 +548,7 @@ final class Serve {
                     }
                 });
             }
-        });
+        }, idleWarmup);
     }
 
     /**
@@ -539,11 +566,10 @@ final class Serve {
             metrics.watch(0, first.interpreter(), null); // slot 0: its GIL and GC series as interpreter="0"
         }
         Server server = bind(config, List.of(first.instance()), null, null);
-        if (options.warmup > 0 && !before) {
-            warmup = Warmup.whileIdle(server, options.warmup,
-                    pace -> Warmup.wsgi(first.interpreter(), config, options.wsgiConfig(), options.warmup, pace));
-        }
-        return new Served(server, Runnable::run); // no loop to block: answer health checks at once
+        Consumer<WarmupPace> idleWarmup = options.warmup > 0 && !before
+                ? pace -> Warmup.wsgi(first.interpreter(), config, options.wsgiConfig(), options.warmup, pace)
+                : null;
+        return new Served(server, Runnable::run, idleWarmup); // no loop to block: answer health checks at once
     }
 
     /** Binds {@code config}'s address, or serves on the socket the supervisor or {@code --fd} hands over. */
