@@ -11,8 +11,6 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 
 /**
  * Runtimes beyond the first ({@code --interpreters N}, a reload's fresh ones, {@code --reload}'s
@@ -47,15 +45,15 @@ final class Runtimes {
     }
 
     /**
-     * The server's start: {@code count} more runtimes, numbered from {@code first} (the base runtime is 0),
-     * with the app loaded in each; a failure to load in runtime k is told as what it is here (the app
-     * loaded in the first runtime, so it is the second copy that failed).
+     * The server's start: {@code count} more runtimes with the app loaded in each; a failure to load
+     * in runtime k is told as what it is here (the app loaded in the first runtime, so it is the second
+     * copy that failed).
      */
-    static <T> List<CompletableFuture<T>> startMore(PythonInstall install, int first, int count, Work<T> load) {
+    static <T> List<CompletableFuture<T>> startMore(PythonInstall install, int count, Work<T> load) {
         List<CompletableFuture<T>> started = start(install, count, load);
         List<CompletableFuture<T>> told = new ArrayList<>();
         for (int i = 0; i < count; i++) {
-            int runtime = first + i;
+            int runtime = i + 1;
             told.add(started.get(i).exceptionallyCompose(e -> CompletableFuture.failedFuture(
                     unwrap(e) instanceof PythonException python ? secondImportFailed(runtime, python) : unwrap(e))));
         }
@@ -76,17 +74,6 @@ final class Runtimes {
             }
         }
         return all;
-    }
-
-    /** Waits up to {@code timeout} for each of {@code results} to end, however it ends. */
-    static void settle(List<? extends CompletableFuture<?>> results, java.time.Duration timeout) {
-        try {
-            CompletableFuture.allOf(results.toArray(CompletableFuture[]::new)).get(timeout.toMillis(), TimeUnit.MILLISECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        } catch (ExecutionException | TimeoutException e) {
-            // a failed or slow runtime of a start that has failed already: nothing more to tell
-        }
     }
 
     /** A failure of {@link #start}'s work, as a runtime exception to throw or log. */

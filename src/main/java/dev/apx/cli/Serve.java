@@ -136,27 +136,18 @@ final class Serve {
         logConfig = options.logConfig == null ? null
                 : LogConfig.apply(interpreter, options.logConfig, options.logLevel, options.accessLog);
         spec = appSpec();
-        Runtimes.Work<HostedApp> startOne = runtime -> {
-            HostedApp app = HostedApp.load(runtime, spec);
-            app.start(bridge -> { });
-            return app;
-        };
-        // runtimes past the first import on the cores the first's import leaves idle (it runs on one), the rest
-        // once it has imported; each joins the server when it is ready (docs/interpreters.md, "Serving on N runtimes")
-        int early = Math.min(options.interpreters - 1, Math.max(0, Runtime.getRuntime().availableProcessors() - 1));
-        List<CompletableFuture<HostedApp>> more = new ArrayList<>(Runtimes.startMore(install, 1, early, startOne));
-        try {
-            hosted = List.of(HostedApp.load(interpreter, spec));
-        } catch (RuntimeException e) {
-            Runtimes.settle(more, CANCELLED_GRACE); // no runtime is left importing while the process ends
-            throw e;
-        }
+        hosted = List.of(HostedApp.load(interpreter, spec));
         if (logConfig != null) {
             logConfig.refreshThreshold();
         }
         System.err.printf("apx: loaded %s = %s with Python %s (%s)%n", options.app, hosted.getFirst().description(), install.version(),
                 install.library());
-        more.addAll(Runtimes.startMore(install, 1 + early, options.interpreters - 1 - early, startOne));
+        // the other runtimes import and start while the first serves; each joins when it is ready
+        List<CompletableFuture<HostedApp>> more = Runtimes.startMore(install, options.interpreters - 1, runtime -> {
+            HostedApp app = HostedApp.load(runtime, spec);
+            app.start(bridge -> { });
+            return app;
+        });
         pid = ProcessHandle.current().pid();
         Log.info("Started server process [" + pid + "]");
 
@@ -507,14 +498,10 @@ final class Serve {
     }
 
     /**
-     * A started server, and where the supervisor's health check is answered (the event loop: a
-     * blocked loop does not answer).
+     * A started server, where the supervisor's health check is answered (the event loop: a blocked loop
+     * does not answer), and the --warmup-mode idle warm-up to start once every runtime serves (null: none).
      */
-    /**
-     * A bound server: {@code onLoop} runs a health check's answer once the loops can; {@code idleWarmup}
-     * is the --warmup-mode idle warm-up to start once every runtime serves (null when none runs).
-     */
-    private record Served(Server server, java.util.function.Consumer<Runnable> onLoop, Consumer<WarmupPace> idleWarmup) {
+    private record Served(Server server, Consumer<Runnable> onLoop, Consumer<WarmupPace> idleWarmup) {
     }
 
     /** The bind failed; it is logged. */

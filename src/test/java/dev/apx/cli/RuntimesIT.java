@@ -111,6 +111,27 @@ class RuntimesIT {
     }
 
     @Test
+    void theIdleWarmUpWaitsUntilEveryRuntimeServes() throws Exception {
+        // on a small machine the warm-up would take the cores the other runtimes' imports need
+        Path release = tmp.resolve("release");
+        try (ApxProcess apx = ApxProcess.start(tmp, Map.of("APX_TEST_RELEASE", release.toString()),
+                "--interpreters", "2", "--warmup", "300", "--log-level", "debug", "apxtest.slow_later_runtime_app:app")) {
+            assertThat(WorkerLoad.get(apx.port, "/")).as("the first runtime serves").isNotEmpty();
+            Thread.sleep(5000); // alone, 300 warm-up requests take well under a second
+            assertThat(apx.stderr()).as("no warm-up while runtime 1 still imports").doesNotContain("warm-up:")
+                    .doesNotContain("Serving in 2 runtimes");
+
+            Files.createFile(release);
+            apx.awaitStderr("warm-up: 300 of 300 requests answered", 60);
+            String log = apx.stderr();
+            assertThat(log.indexOf("Serving in 2 runtimes")).as("every runtime served before the warm-up ended").isPositive()
+                    .isLessThan(log.indexOf("warm-up: 300 of 300"));
+            assertThat(log).contains("while the server was idle");
+            stopsWithEachLifespanOnce(apx, 2);
+        }
+    }
+
+    @Test
     void aStopWhileRuntimesStillStartEndsAtOnceWithTheServingOneShutDown() throws Exception {
         Path release = tmp.resolve("never");
         try (ApxProcess apx = ApxProcess.start(tmp, Map.of("APX_TEST_RELEASE", release.toString()),
