@@ -11,6 +11,8 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 /**
  * Runtimes beyond the first ({@code --interpreters N}, a reload's fresh ones, {@code --reload}'s
@@ -45,19 +47,36 @@ final class Runtimes {
     }
 
     /**
-     * The server's start: {@code count} more runtimes with the app loaded in each; a failure to load
-     * in runtime k is told as what it is here (the app loaded in the first runtime, so it is the second
-     * copy that failed).
+     * The server's start: {@code count} more runtimes, numbered from {@code first} (the base runtime is 0),
+     * with the app loaded in each; see {@link #told}.
      */
-    static <T> List<CompletableFuture<T>> startMore(PythonInstall install, int count, Work<T> load) {
-        List<CompletableFuture<T>> started = start(install, count, load);
+    static <T> List<CompletableFuture<T>> startMore(PythonInstall install, int first, int count, Work<T> load) {
+        return told(first, start(install, count, load));
+    }
+
+    /**
+     * {@code started}, runtimes numbered from {@code first}, once the app has loaded in runtime 0: a failure to
+     * load in runtime k is told as what it is here (runtime 0 holds a copy, so it is the second copy that failed).
+     */
+    static <T> List<CompletableFuture<T>> told(int first, List<CompletableFuture<T>> started) {
         List<CompletableFuture<T>> told = new ArrayList<>();
-        for (int i = 0; i < count; i++) {
-            int runtime = i + 1;
+        for (int i = 0; i < started.size(); i++) {
+            int runtime = first + i;
             told.add(started.get(i).exceptionallyCompose(e -> CompletableFuture.failedFuture(
-                    unwrap(e) instanceof PythonException python ? secondImportFailed(runtime, python) : unwrap(e))));
+                    unwrap(e) instanceof PythonException python ? importedElsewhere(runtime, 0, python) : unwrap(e))));
         }
         return told;
+    }
+
+    /** Waits up to {@code timeout} for each of {@code results} to end, however it ends. */
+    static void settle(List<? extends CompletableFuture<?>> results, java.time.Duration timeout) {
+        try {
+            CompletableFuture.allOf(results.toArray(CompletableFuture[]::new)).get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (ExecutionException | TimeoutException e) {
+            // one failed or is slow: the caller looks at each
+        }
     }
 
     /** Every result, in order, once all are in; the first failure is thrown as what it is. */
@@ -101,15 +120,15 @@ final class Runtimes {
     }
 
     /**
-     * The app imported in the first runtime and failed in another: what differs is that the process
-     * already holds one copy, so name that (and the static TLS remedy when glibc ran out of it).
+     * The app imported in runtime {@code loaded} and failed in runtime {@code failed}: what differs is that the
+     * process already holds one copy, so name that (and the static TLS remedy when glibc ran out of it).
      */
-    private static PythonSetupException secondImportFailed(int runtime, PythonException e) {
+    static PythonSetupException importedElsewhere(int failed, int loaded, PythonException e) {
         System.err.print(e.pythonTraceback());
         String cause = e.getMessage().contains("static TLS")
                 ? "glibc's static TLS is used up; start the JVM with GLIBC_TUNABLES=glibc.rtld.optional_static_tls=1024 (bin/apx sets it)"
-                : "it imported in the first runtime, so something it loads (a C extension or a library) cannot be loaded twice in one"
+                : "it imported in runtime " + loaded + ", so something it loads (a C extension or a library) cannot be loaded twice in one"
                 + " process; use --workers instead";
-        return new PythonSetupException("cannot load the app in runtime " + runtime + " of --interpreters: " + e.getMessage() + " (" + cause + ")");
+        return new PythonSetupException("cannot load the app in runtime " + failed + " of --interpreters: " + e.getMessage() + " (" + cause + ")");
     }
 }

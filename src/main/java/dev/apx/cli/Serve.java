@@ -136,18 +136,27 @@ final class Serve {
         logConfig = options.logConfig == null ? null
                 : LogConfig.apply(interpreter, options.logConfig, options.logLevel, options.accessLog);
         spec = appSpec();
-        hosted = List.of(HostedApp.load(interpreter, spec));
+        Runtimes.Work<HostedApp> startOne = runtime -> {
+            HostedApp app = HostedApp.load(runtime, spec);
+            app.start(bridge -> { });
+            return app;
+        };
+        // runtimes past the first import on the cores the first's import leaves idle, the rest once it has; each
+        // joins the server when it is ready (docs/interpreters.md, "Serving on N runtimes")
+        int early = Math.min(options.interpreters - 1, Math.max(0, Runtime.getRuntime().availableProcessors() - 1));
+        List<CompletableFuture<HostedApp>> importing = Runtimes.start(install, early, startOne);
+        try {
+            hosted = List.of(HostedApp.load(interpreter, spec));
+        } catch (RuntimeException e) {
+            throw firstImportFailed(e, importing);
+        }
         if (logConfig != null) {
             logConfig.refreshThreshold();
         }
         System.err.printf("apx: loaded %s = %s with Python %s (%s)%n", options.app, hosted.getFirst().description(), install.version(),
                 install.library());
-        // the other runtimes import and start while the first serves; each joins when it is ready
-        List<CompletableFuture<HostedApp>> more = Runtimes.startMore(install, options.interpreters - 1, runtime -> {
-            HostedApp app = HostedApp.load(runtime, spec);
-            app.start(bridge -> { });
-            return app;
-        });
+        List<CompletableFuture<HostedApp>> more = new ArrayList<>(Runtimes.told(1, importing));
+        more.addAll(Runtimes.startMore(install, 1 + early, options.interpreters - 1 - early, startOne));
         pid = ProcessHandle.current().pid();
         Log.info("Started server process [" + pid + "]");
 
@@ -443,6 +452,30 @@ final class Serve {
             Log.info("Finished server process [" + pid + "]");
             closeResources();
         }
+    }
+
+    /**
+     * Runtime 0 failed to load the app while runtimes 1.. imported it too: none is left running as the process
+     * ends (each that started its app shuts it down), and when one of them loaded it, runtime 0's failure is
+     * told as a second copy's (the copies raced for something the process can hold once).
+     */
+    private static RuntimeException firstImportFailed(RuntimeException failure, List<CompletableFuture<HostedApp>> importing) {
+        Runtimes.settle(importing, CANCELLED_GRACE);
+        int loaded = 0;
+        for (int i = 0; i < importing.size(); i++) {
+            CompletableFuture<HostedApp> runtime = importing.get(i);
+            if (!runtime.isDone() || runtime.isCompletedExceptionally()) {
+                continue; // failed too, or still importing after the grace: the process ends without it
+            }
+            HostedApp app = runtime.join();
+            loaded = loaded == 0 ? i + 1 : loaded;
+            try {
+                app.shutdown();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+        return loaded > 0 && failure instanceof PythonException python ? Runtimes.importedElsewhere(0, loaded, python) : failure;
     }
 
     /** --warmup-mode idle's warm-up, unless the run is already ending. */

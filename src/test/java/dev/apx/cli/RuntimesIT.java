@@ -22,6 +22,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * {@code --interpreters 2}: one process, one server, two CPython runtimes, each with its own app
@@ -179,13 +180,49 @@ class RuntimesIT {
 
     @Test
     void anAppThatCannotLoadTwiceInOneProcessIsNamedInOneLine() throws Exception {
+        // runtime 1 imports beside runtime 0 on a machine of 2 cores or more, after it on one: either copy may lose
         Finished finished = run("--interpreters", "2", "apxtest.once_per_process_app:app");
         assertThat(finished.exitCode()).as(finished.output()).isEqualTo(1);
-        assertThat(finished.output().lines().filter(line -> line.startsWith("apx: error: ")).toList()).containsExactly(
-                "apx: error: cannot load the app in runtime 1 of --interpreters: ImportError: once_per_process_app is already loaded"
-                        + " in this process (it imported in the first runtime, so something it loads (a C extension or a library)"
-                        + " cannot be loaded twice in one process; use --workers instead)");
+        List<String> errors = finished.output().lines().filter(line -> line.startsWith("apx: error: ")).toList();
+        assertThat(errors).as(finished.output()).hasSize(1);
+        Matcher told = Pattern.compile("apx: error: cannot load the app in runtime ([01]) of --interpreters: ImportError: once_per_process_app"
+                + " is already loaded in this process \\(it imported in runtime ([01]), so something it loads \\(a C extension or a"
+                + " library\\) cannot be loaded twice in one process; use --workers instead\\)").matcher(errors.getFirst());
+        assertThat(told.matches()).as(errors.getFirst()).isTrue();
+        assertThat(told.group(1)).as("the runtime that failed is not the one that loaded it").isNotEqualTo(told.group(2));
         assertThat(finished.output()).contains("Traceback (most recent call last)").doesNotContain("Exception in thread");
+    }
+
+    @Test
+    void whenTheFirstRuntimeLosesTheRaceToALaterCopyTheLineNamesBoth() throws Exception {
+        assumeTrue(Runtime.getRuntime().availableProcessors() >= 2, "runtime 1 imports beside runtime 0 only with a core to spare");
+        Finished finished = run("--interpreters", "2", "apxtest.first_copy_fails_app:app");
+        assertThat(finished.exitCode()).as(finished.output()).isEqualTo(1);
+        assertThat(finished.output().lines().filter(line -> line.startsWith("apx: error: ")).toList()).containsExactly(
+                "apx: error: cannot load the app in runtime 0 of --interpreters: ImportError: first_copy_fails_app lost the race in"
+                        + " this runtime (it imported in runtime 1, so something it loads (a C extension or a library) cannot be"
+                        + " loaded twice in one process; use --workers instead)");
+        assertThat(finished.output()).as("runtime 1 had started its app: it is shut down before the process ends")
+                .contains("Application shutdown complete.").doesNotContain("Exception in thread");
+    }
+
+    @Test
+    void everyRuntimeStartsWithTheProcessEnvironmentNotWhatAnotherRuntimesImportSetThere() throws Exception {
+        Path envFile = Files.writeString(tmp.resolve("app.env"), "APX_TEST_FROM_ENV_FILE=from the file\n");
+        try (ApxProcess apx = ApxProcess.start(tmp, Map.of("APX_TEST_FROM_PARENT", "from the parent"),
+                "--interpreters", "3", "--env-file", envFile.toString(), "apxtest.environment_app:app")) {
+            apx.awaitStderr("Serving in 3 runtimes", 30);
+            Set<String> answers = new HashSet<>();
+            for (int i = 0; i < 3; i++) { // ties between idle runtimes go in turn: one new connection each
+                answers.add(WorkerLoad.get(apx.port, "/"));
+            }
+            assertThat(answers).as("three runtimes answered").hasSize(3);
+            for (String answer : answers) { // as Uvicorn's workers: what an app's import sets stays in its own runtime
+                assertThat(answer).contains("\"from_parent\": \"from the parent\"", "\"from_env_file\": \"from the file\"",
+                        "\"set_by_an_import\": null");
+            }
+            stopsWithEachLifespanOnce(apx, 3);
+        }
     }
 
     private record Finished(int exitCode, String output) {

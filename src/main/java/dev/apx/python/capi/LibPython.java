@@ -39,6 +39,8 @@ public final class LibPython {
 
     private static volatile LibPython base;
     private static int isolatedLoaded;
+    /** The process's environment before any runtime ran: what each namespace's libc starts with. */
+    private static ProcessEnvironment startEnvironment;
 
     private final Path path;
     private final MemorySegment handle;
@@ -54,6 +56,7 @@ public final class LibPython {
 
     /** Opens the library at {@code path} in the base namespace; throws {@link LibraryLoadException} with dlerror's text. */
     public static synchronized LibPython load(Path path) {
+        rememberStartEnvironment();
         LibPython current = base;
         if (current != null) {
             if (current.path.equals(path)) {
@@ -86,6 +89,7 @@ public final class LibPython {
      * Each call is a new, separate runtime.
      */
     public static synchronized LibPython loadIsolated(Path path) {
+        rememberStartEnvironment();
         int namespace = isolatedLoaded + 1;
         if (namespace >= MAX_NAMESPACES) {
             throw new LibraryLoadException("glibc allows " + MAX_NAMESPACES + " link-map namespaces, so at most "
@@ -119,9 +123,19 @@ public final class LibPython {
             throw new LibraryLoadException("cannot load " + path + " in a namespace of its own (runtime " + namespace + "): " + error);
         }
         LibPython lib = checked(new LibPython(path, handle, namespace));
+        // dlmopen gave the new libc the base one's environment as it is now, with whatever runtime 0's app put
+        // there; a runtime starts from the process's own, as a Uvicorn worker does (docs/interpreters.md, section 7)
+        startEnvironment.installIn(lib.require("environ"));
         PthreadKeys.confineNamespace(lib, namespace);
         isolatedLoaded = namespace;
         return lib;
+    }
+
+    private static void rememberStartEnvironment() {
+        if (startEnvironment == null) {
+            startEnvironment = ProcessEnvironment.of(Dl.LIBC.find("environ")
+                    .orElseThrow(() -> new LibraryLoadException("libc has no environ")));
+        }
     }
 
     private static LibPython checked(LibPython lib) {
