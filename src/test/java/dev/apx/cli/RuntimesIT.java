@@ -207,6 +207,23 @@ class RuntimesIT {
     }
 
     @Test
+    void runtimesStartingWhileTheFirstCreatesPthreadKeysTakeNoneOfItsKeys() throws Exception {
+        // the first runtime creates keys in the base libc for 3 s from its import on, while the others reserve theirs there
+        try (ApxProcess apx = ApxProcess.start(tmp, Map.of(), "--interpreters", "4", "apxtest.key_hungry_app:app")) {
+            apx.awaitStderr("Serving in 4 runtimes", 60);
+            List<String> answers = new ArrayList<>();
+            for (int i = 0; i < 4; i++) {
+                answers.add(WorkerLoad.get(apx.port, "/"));
+            }
+            assertThat(answers.stream().map(answer -> answer.split(" ")[0]).distinct()).hasSize(4);
+            String first = answers.stream().filter(answer -> !answer.endsWith(" None")).findFirst().orElseThrow();
+            assertThat(first).as("every pthread_key_create of the first runtime succeeded").endsWith(", 'failed': 0}");
+            assertThat(Long.parseLong(first.replaceAll(".*'created': (\\d+).*", "$1"))).isGreaterThan(1000);
+            stopsWithEachLifespanOnce(apx, 4);
+        }
+    }
+
+    @Test
     void everyRuntimeStartsWithTheProcessEnvironmentNotWhatAnotherRuntimesImportSetThere() throws Exception {
         Path envFile = Files.writeString(tmp.resolve("app.env"), "APX_TEST_FROM_ENV_FILE=from the file\n");
         try (ApxProcess apx = ApxProcess.start(tmp, Map.of("APX_TEST_FROM_PARENT", "from the parent"),

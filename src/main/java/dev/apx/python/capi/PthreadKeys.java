@@ -5,12 +5,14 @@ import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.Linker;
 import java.lang.foreign.MemorySegment;
 import java.lang.invoke.MethodHandle;
+import java.lang.invoke.VarHandle;
 import java.util.ArrayList;
 import java.util.BitSet;
 import java.util.List;
 
 import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
 /**
  * Keeps the pthread keys of each libc copy apart. Every namespace has its own libc with its own
@@ -42,6 +44,10 @@ final class PthreadKeys {
     private static final MethodHandle ANY_DELETE = LINKER.downcallHandle(DELETE);
     private static final MemorySegment NON_NULL = MemorySegment.ofAddress(1);
 
+    private static final int KEY_SLOT = 16; // sizeof(struct pthread_key_struct)
+    private static final MemorySegment BASE_KEYS = baseKeyTable();
+    private static final VarHandle SEQ = JAVA_LONG.varHandle();
+
     private static final BitSet reservedInBase = new BitSet(KEYS_MAX);
 
     private PthreadKeys() {
@@ -57,12 +63,47 @@ final class PthreadKeys {
         return KEYS_MAX - RANGE * namespace;
     }
 
-    /** Holds namespace {@code n}'s range in the base libc, giving back any lower key it took on the way. */
+    /**
+     * Holds namespace {@code n}'s range in the base libc. Runtime 0 and the JVM create keys in the base libc at any
+     * time (a Rust extension's first thread-local, while runtime 0 imports beside a starting runtime), so the range's
+     * slots are taken directly, as {@code pthread_key_create} takes a free one, without holding any other key on the
+     * way; only where glibc's key table does not have the layout this knows, by creating keys up to the range and
+     * giving back the ones below (then a base key created meanwhile can fail with EAGAIN: Rust aborts "out of TLS keys").
+     */
     static synchronized void reserveInBase(int namespace) {
         int low = low(namespace);
         if (reservedInBase.get(low)) {
             return;
         }
+        BitSet got = BASE_KEYS != null ? claimInTable(low) : claimByCreating(low);
+        if (got.cardinality() != RANGE) {
+            throw new LibraryLoadException("pthread keys " + low + ".." + (low + RANGE - 1) + " are already in use in this"
+                    + " process (" + (RANGE - got.cardinality()) + " of them), so runtime " + namespace + " cannot have them");
+        }
+        reservedInBase.or(got);
+    }
+
+    /** Marks each free slot of {@code [low, low + RANGE)} in the base libc's table used, as pthread_key_create does (no destructor). */
+    private static BitSet claimInTable(int low) {
+        BitSet got = new BitSet(KEYS_MAX);
+        for (int index = low; index < low + RANGE; index++) {
+            long offset = (long) index * KEY_SLOT;
+            while (true) {
+                long seq = (long) SEQ.getVolatile(BASE_KEYS, offset);
+                if ((seq & 1) != 0) {
+                    break; // in use: told by the caller
+                }
+                if (SEQ.compareAndSet(BASE_KEYS, offset, seq, seq + 1)) {
+                    BASE_KEYS.set(ADDRESS, offset + Long.BYTES, MemorySegment.NULL);
+                    got.set(index);
+                    break;
+                }
+            }
+        }
+        return got;
+    }
+
+    private static BitSet claimByCreating(int low) {
         List<Integer> lower = new ArrayList<>();
         BitSet got = new BitSet(KEYS_MAX);
         try (Arena arena = Arena.ofConfined()) {
@@ -73,15 +114,13 @@ final class PthreadKeys {
                     break; // EAGAIN: every index is taken
                 }
                 int index = key.get(JAVA_INT, 0);
-                if (index < low) {
-                    lower.add(index);
-                } else if (index < low + RANGE) {
+                if (index >= low && index < low + RANGE) {
                     got.set(index);
                     if (index == low + RANGE - 1) {
                         break;
                     }
                 } else {
-                    lower.add(index); // above the range: give back too
+                    lower.add(index); // below or above the range: given back
                 }
             }
             for (int index : lower) {
@@ -90,11 +129,24 @@ final class PthreadKeys {
         } catch (Throwable t) {
             throw Binder.rethrow(t);
         }
-        if (got.cardinality() != RANGE) {
-            throw new LibraryLoadException("pthread keys " + low + ".." + (low + RANGE - 1) + " are already in use in this"
-                    + " process (" + (RANGE - got.cardinality()) + " of them), so runtime " + namespace + " cannot have them");
+        return got;
+    }
+
+    /**
+     * The base libc's key table ({@code struct pthread_key_struct __pthread_keys[PTHREAD_KEYS_MAX]}: a sequence
+     * number, odd while the key is in use, and a destructor), when its libthread_db descriptor says it has that
+     * layout: 128-bit elements, 1024 of them. Null otherwise.
+     */
+    private static MemorySegment baseKeyTable() {
+        var lookup = LINKER.defaultLookup();
+        var table = lookup.find("__pthread_keys");
+        var layout = lookup.find("_thread_db___pthread_keys");
+        if (table.isEmpty() || layout.isEmpty()) {
+            return null;
         }
-        reservedInBase.or(got);
+        MemorySegment described = layout.get().reinterpret(3L * Integer.BYTES);
+        boolean known = described.getAtIndex(JAVA_INT, 0) == KEY_SLOT * Byte.SIZE && described.getAtIndex(JAVA_INT, 1) == KEYS_MAX;
+        return known ? table.get().reinterpret((long) KEYS_MAX * KEY_SLOT) : null;
     }
 
     /** In the namespace's own libc: holds every key index except the namespace's range. */
