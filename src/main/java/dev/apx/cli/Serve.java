@@ -23,9 +23,9 @@ import dev.apx.server.api.WebSocketConfig;
 import dev.apx.server.shared.Protocols;
 import dev.apx.server.shared.ServerConfig;
 import dev.apx.server.warmup.WarmupPace;
+import dev.apx.supervisor.Signals;
 import dev.apx.supervisor.WorkerLink;
 
-import sun.misc.Signal;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -161,8 +161,8 @@ final class Serve {
         Log.info("Started server process [" + pid + "]");
 
         if (ownsProcess) {
-            Signal.handle(new Signal("INT"), signal -> stopRequested.countDown());
-            Signal.handle(new Signal("TERM"), signal -> stopRequested.countDown());
+            Signals.handle("INT", stopRequested::countDown);
+            Signals.handle("TERM", stopRequested::countDown);
         }
 
         ServerConfig config = options.serverConfig().withProtocols(protocols);

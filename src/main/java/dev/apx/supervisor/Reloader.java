@@ -2,7 +2,6 @@ package dev.apx.supervisor;
 
 import dev.apx.log.Log;
 
-import sun.misc.Signal;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -61,8 +60,8 @@ public final class Reloader {
             Log.info("apx running on " + socket.url() + " (Press CTRL+C to quit)");
             long pid = ProcessHandle.current().pid();
             Log.info("Started reloader process [" + pid + "] using WatchService");
-            Signal.handle(new Signal("INT"), s -> shouldExit = true);
-            Signal.handle(new Signal("TERM"), s -> shouldExit = true);
+            Signals.handle("INT", () -> shouldExit = true);
+            Signals.handle("TERM", () -> shouldExit = true);
             Map<WatchKey, Path> keys = new HashMap<>();
             for (Path dir : dirs) {
                 register(watcher, dir, keys);

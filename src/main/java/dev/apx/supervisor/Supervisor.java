@@ -6,7 +6,6 @@ import dev.apx.log.Log;
 import dev.apx.metrics.MetricsConfig;
 import dev.apx.metrics.SupervisorMetrics;
 
-import sun.misc.Signal;
 
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -63,7 +62,7 @@ public final class Supervisor {
             }
             Log.info("apx running on " + socket.url() + " (Press CTRL+C to quit)");
             for (String name : SIGNALS) {
-                Signal.handle(new Signal(name), signal -> {
+                Signals.handle(name, () -> {
                     if (name.equals("INT") || name.equals("TERM")) {
                         shouldExit = true;
                     }

@@ -60,9 +60,24 @@ final class ApxProcess implements AutoCloseable {
         return start(dir, testApps(), PYTHON, List.of("@" + JVM_OPTIONS), env, args);
     }
 
+    /**
+     * The same, started with {@code ignored} (e.g. "HUP", "INT") ignored, as {@code nohup} leaves SIGHUP and a shell
+     * leaves SIGINT for a job it starts in the background.
+     */
+    static ApxProcess startWithSignalsIgnored(Path dir, List<String> ignored, String... args) throws IOException, InterruptedException {
+        return start(dir, List.of("sh", "-c", "trap '' " + String.join(" ", ignored) + "; exec \"$@\"", "sh"), testApps(), PYTHON,
+                List.of("--enable-native-access=ALL-UNNAMED"), Map.of(), args);
+    }
+
     private static ApxProcess start(Path dir, Path appDir, Path python, List<String> jvmOptions, Map<String, String> env, String... args)
             throws IOException, InterruptedException {
-        List<String> command = new ArrayList<>(List.of(JAVA));
+        return start(dir, List.of(), appDir, python, jvmOptions, env, args);
+    }
+
+    private static ApxProcess start(Path dir, List<String> prefix, Path appDir, Path python, List<String> jvmOptions, Map<String, String> env,
+                                    String... args) throws IOException, InterruptedException {
+        List<String> command = new ArrayList<>(prefix);
+        command.add(JAVA);
         command.addAll(jvmOptions);
         command.addAll(List.of("-jar", JAR.toString(),
                 "--python", python.toAbsolutePath().toString(), "--app-dir", appDir.toString(), "--port", "0"));

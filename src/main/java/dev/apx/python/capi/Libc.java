@@ -10,7 +10,10 @@ import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
-/** The few libc calls apx needs beside libpython: an eventfd to wake the event loop without the GIL. */
+/**
+ * The few libc calls apx needs beside libpython: an eventfd to wake the event loop without the GIL, and a
+ * signal's disposition (only this package touches native code).
+ */
 public final class Libc {
     public static final int EFD_CLOEXEC = 0x80000;
     public static final int EFD_NONBLOCK = 0x800;
@@ -20,6 +23,10 @@ public final class Libc {
     private static final MethodHandle WRITE = bind("write", FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_LONG));
     private static final MethodHandle READ = bind("read", FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_LONG));
     private static final MethodHandle CLOSE = bind("close", FunctionDescriptor.of(JAVA_INT, JAVA_INT));
+    private static final MethodHandle SIGACTION = bind("sigaction", FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, ADDRESS));
+    private static final MethodHandle SIGNAL = bind("signal", FunctionDescriptor.of(ADDRESS, JAVA_INT, ADDRESS));
+    private static final long SIG_IGN = 1;
+    private static final long SIGACTION_SIZE = 256; // glibc's struct sigaction is 152 bytes on x86_64 and aarch64; its handler comes first
 
     private Libc() {
     }
@@ -58,6 +65,25 @@ public final class Libc {
     public static int close(int fd) {
         try {
             return (int) CLOSE.invokeExact(fd);
+        } catch (Throwable t) {
+            throw Binder.rethrow(t);
+        }
+    }
+
+    /**
+     * Gives {@code signal} its default disposition if the process started with it ignored (what {@code nohup}
+     * does to SIGHUP, and a shell to SIGINT of a job it starts in the background): HotSpot leaves an ignored
+     * HUP, INT or TERM ignored and takes no handler for it. True when it was ignored.
+     */
+    public static boolean defaultIfIgnored(int signal) {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment current = arena.allocate(SIGACTION_SIZE);
+            if ((int) SIGACTION.invokeExact(signal, MemorySegment.NULL, current) != 0
+                    || current.get(ADDRESS, 0).address() != SIG_IGN) {
+                return false;
+            }
+            MemorySegment previous = (MemorySegment) SIGNAL.invokeExact(signal, MemorySegment.NULL); // SIG_DFL
+            return true;
         } catch (Throwable t) {
             throw Binder.rethrow(t);
         }
