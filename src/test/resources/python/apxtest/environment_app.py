@@ -4,6 +4,8 @@ import json
 import os
 import sys
 
+from apxtest import lifespan
+
 _found = {
     "runtime": str(id(sys.modules)),
     "from_parent": os.environ.get("APX_TEST_FROM_PARENT"),
@@ -15,11 +17,7 @@ os.environ["APX_TEST_SET_BY_IMPORT"] = _found["runtime"]
 
 async def app(scope, receive, send):
     if scope["type"] == "lifespan":
-        while True:
-            message = await receive()
-            await send({"type": message["type"] + ".complete"})
-            if message["type"] == "lifespan.shutdown":
-                return
+        return await lifespan.complete(receive, send)
     body = json.dumps(_found).encode()
     await send({"type": "http.response.start", "status": 200, "headers": [(b"content-length", str(len(body)).encode())]})
     await send({"type": "http.response.body", "body": body})

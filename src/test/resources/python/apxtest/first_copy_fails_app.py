@@ -4,6 +4,8 @@ import os
 import socket
 import sys
 
+from apxtest import lifespan
+
 _claim = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
 try:
     _claim.bind(f"\0apxtest-first-fails-{os.getpid()}")
@@ -16,10 +18,6 @@ else:
 
 async def app(scope, receive, send):
     if scope["type"] == "lifespan":
-        while True:
-            message = await receive()
-            await send({"type": message["type"] + ".complete"})
-            if message["type"] == "lifespan.shutdown":
-                return
+        return await lifespan.complete(receive, send)
     await send({"type": "http.response.start", "status": 200, "headers": []})
     await send({"type": "http.response.body", "body": b"loaded"})

@@ -8,6 +8,8 @@ import sys
 import threading
 import time
 
+from apxtest import lifespan
+
 _counts = {"created": 0, "failed": 0}
 
 
@@ -37,11 +39,7 @@ else:
 
 async def app(scope, receive, send):
     if scope["type"] == "lifespan":
-        while True:
-            message = await receive()
-            await send({"type": message["type"] + ".complete"})
-            if message["type"] == "lifespan.shutdown":
-                return
+        return await lifespan.complete(receive, send)
     if _counts is not None:
         _keys.join()
     body = f"{id(sys.modules)} {_counts}".encode()
