@@ -380,8 +380,10 @@ public final class Main implements Callable<Integer> {
                 if (processes > 1) {
                     Log.warning("\"workers\" flag is ignored when reloading is enabled.");
                 }
+                Signals.takeEvenIfIgnored(Reloader.SIGNALS.toArray(String[]::new));
                 return new Reloader(rawArgs, reloadDirs(), reloadIncludes, reloadExcludes, reloadDelay).run(host, port, uds, fd, backlog);
             }
+            Signals.takeEvenIfIgnored(Supervisor.SIGNALS.toArray(String[]::new));
             return new Supervisor(rawArgs, processes, timeoutWorkerHealthcheck, metrics.config(System.getenv())).run(host, port, uds, fd, backlog);
         }
         if (workerLink == null && (!reloadDirs.isEmpty() || !reloadIncludes.isEmpty() || !reloadExcludes.isEmpty())) {

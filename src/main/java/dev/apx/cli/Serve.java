@@ -23,7 +23,6 @@ import dev.apx.server.api.WebSocketConfig;
 import dev.apx.server.shared.Protocols;
 import dev.apx.server.shared.ServerConfig;
 import dev.apx.server.warmup.WarmupPace;
-import dev.apx.supervisor.Signals;
 import dev.apx.supervisor.WorkerLink;
 
 

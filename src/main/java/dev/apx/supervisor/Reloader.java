@@ -2,6 +2,7 @@ package dev.apx.supervisor;
 
 import dev.apx.log.Log;
 
+import sun.misc.Signal;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -44,6 +45,9 @@ public final class Reloader {
     private final long delayMillis;
     private volatile boolean shouldExit;
 
+    /** The signals it handles (cli takes them even when the process started with them ignored). */
+    public static final List<String> SIGNALS = List.of("INT", "TERM");
+
     public Reloader(String[] args, List<Path> dirs, List<String> includes, List<String> excludes, double delaySeconds) {
         this.command = WorkerCommand.ofThisProcess(args);
         this.dirs = dirs.stream().map(d -> d.toAbsolutePath().normalize()).distinct().sorted().toList();
@@ -60,8 +64,9 @@ public final class Reloader {
             Log.info("apx running on " + socket.url() + " (Press CTRL+C to quit)");
             long pid = ProcessHandle.current().pid();
             Log.info("Started reloader process [" + pid + "] using WatchService");
-            Signals.handle("INT", () -> shouldExit = true);
-            Signals.handle("TERM", () -> shouldExit = true);
+            for (String name : SIGNALS) {
+                Signal.handle(new Signal(name), s -> shouldExit = true);
+            }
             Map<WatchKey, Path> keys = new HashMap<>();
             for (Path dir : dirs) {
                 register(watcher, dir, keys);

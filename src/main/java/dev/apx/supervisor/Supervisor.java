@@ -6,6 +6,7 @@ import dev.apx.log.Log;
 import dev.apx.metrics.MetricsConfig;
 import dev.apx.metrics.SupervisorMetrics;
 
+import sun.misc.Signal;
 
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -28,7 +29,8 @@ public final class Supervisor {
     /** How long a new worker may take to serve: a JVM start, the interpreter and the app's import. */
     static final int STARTUP_SECONDS = 60;
     private static final int STARTUP_FAILURE = 3;
-    private static final List<String> SIGNALS = List.of("INT", "TERM", "HUP", "TTIN", "TTOU");
+    /** The signals it handles (cli takes them even when the process started with them ignored). */
+    public static final List<String> SIGNALS = List.of("INT", "TERM", "HUP", "TTIN", "TTOU");
 
     private final WorkerCommand command;
     private final int healthcheckSeconds;
@@ -62,7 +64,7 @@ public final class Supervisor {
             }
             Log.info("apx running on " + socket.url() + " (Press CTRL+C to quit)");
             for (String name : SIGNALS) {
-                Signals.handle(name, () -> {
+                Signal.handle(new Signal(name), signal -> {
                     if (name.equals("INT") || name.equals("TERM")) {
                         shouldExit = true;
                     }
