@@ -25,7 +25,6 @@ import dev.apx.server.shared.ServerConfig;
 import dev.apx.server.warmup.WarmupPace;
 import dev.apx.supervisor.WorkerLink;
 
-
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;

@@ -31,6 +31,9 @@ import java.util.concurrent.TimeUnit;
  * change (the fix) starts it again.
  */
 public final class Reloader {
+    /** The signals it handles (cli takes them even when the process started with them ignored). */
+    public static final List<String> SIGNALS = List.of("INT", "TERM");
+
     /** How long a worker may take to load new code in-process before it is restarted instead (a hung import). */
     private static final int RELOAD_ANSWER_SECONDS = 120;
     /**
@@ -44,9 +47,6 @@ public final class Reloader {
     private final ReloadFilter filter;
     private final long delayMillis;
     private volatile boolean shouldExit;
-
-    /** The signals it handles (cli takes them even when the process started with them ignored). */
-    public static final List<String> SIGNALS = List.of("INT", "TERM");
 
     public Reloader(String[] args, List<Path> dirs, List<String> includes, List<String> excludes, double delaySeconds) {
         this.command = WorkerCommand.ofThisProcess(args);

@@ -73,17 +73,14 @@ public final class Libc {
     /**
      * Gives {@code signal} its default disposition if the process started with it ignored (what {@code nohup}
      * does to SIGHUP, and a shell to SIGINT of a job it starts in the background): HotSpot leaves an ignored
-     * HUP, INT or TERM ignored and takes no handler for it. True when it was ignored.
+     * HUP, INT or TERM ignored and takes no handler for it.
      */
-    public static boolean defaultIfIgnored(int signal) {
+    public static void defaultIfIgnored(int signal) {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment current = arena.allocate(SIGACTION_SIZE);
-            if ((int) SIGACTION.invokeExact(signal, MemorySegment.NULL, current) != 0
-                    || current.get(ADDRESS, 0).address() != SIG_IGN) {
-                return false;
+            if ((int) SIGACTION.invokeExact(signal, MemorySegment.NULL, current) == 0 && current.get(ADDRESS, 0).address() == SIG_IGN) {
+                MemorySegment ignored = (MemorySegment) SIGNAL.invokeExact(signal, MemorySegment.NULL); // SIG_DFL
             }
-            MemorySegment previous = (MemorySegment) SIGNAL.invokeExact(signal, MemorySegment.NULL); // SIG_DFL
-            return true;
         } catch (Throwable t) {
             throw Binder.rethrow(t);
         }
