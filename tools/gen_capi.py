@@ -1,6 +1,8 @@
 # Generates src/main/java/dev/apx/python/capi/CApi.java: per C function, one static final downcall
 # handle taking the target address first (made lazily in a holder class, jextract's idiom), and one
 # final field per runtime holding that runtime's address of the function. Usage: python3 tools/gen_capi.py > src/main/java/dev/apx/python/capi/CApi.java
+# Kinds: O PyObject* and A a native buffer's address, both as a Java long (a pointer's ABI on 64-bit
+# Linux; no MemorySegment allocated per call), P a pointer as a MemorySegment, L long, I int, D double, V void.
 spec = """
 # life cycle and threads
 V Py_SetProgramName(P)
@@ -25,21 +27,21 @@ I PyObject_SetAttr(O, O, O)
 O PyObject_Str(O)
 O PyObject_Repr(O)
 I PyObject_IsTrue(O)
-O PyObject_VectorcallDict(O, P, L, O)
+O PyObject_VectorcallDict(O, A, L, O)
 L PyType_GetFlags(O)
 I PyType_IsSubtype(O, O)
 # modules
 O PyImport_ImportModule(P)
 # scalars
 O PyLong_FromLongLong(L)
-L PyLong_AsLongLongAndOverflow(O, P)
+L PyLong_AsLongLongAndOverflow(O, A)
 O PyLong_FromString(P, P, I)
 O PyFloat_FromDouble(D)
 D PyFloat_AsDouble(O)
-O PyUnicode_FromStringAndSize(P, L)
-P PyUnicode_AsUTF8AndSize(O, P)
-O PyBytes_FromStringAndSize(P, L)
-P PyBytes_AsString(O)
+O PyUnicode_FromStringAndSize(A, L)
+A PyUnicode_AsUTF8AndSize(O, A)
+O PyBytes_FromStringAndSize(A, L)
+A PyBytes_AsString(O)
 L PyBytes_Size(O)
 # containers
 O PyList_New(L)
@@ -52,13 +54,13 @@ O PyTuple_GetItem(O, L)
 L PyTuple_Size(O)
 O PyDict_New()
 I PyDict_SetItem(O, O, O)
-I PyDict_Next(O, P, P, P)
+I PyDict_Next(O, A, A, A)
 # Java callables
 O PyCFunction_NewEx(P, O, O)
 O PyCapsule_New(P, P, P)
 P PyCapsule_GetPointer(O, P)
 # coroutines and contexts
-I PyIter_Send(O, O, P)
+I PyIter_Send(O, O, A)
 O PyContext_CopyCurrent()
 O PyContext_Copy(O)
 O PyContext_New()
@@ -66,8 +68,8 @@ I PyContext_Enter(O)
 I PyContext_Exit(O)
 L PyObject_Size(O)
 """
-J = {'O': 'long', 'P': 'MemorySegment', 'L': 'long', 'I': 'int', 'D': 'double', 'V': 'void'}
-LAY = {'O': 'JAVA_LONG', 'P': 'ADDRESS', 'L': 'JAVA_LONG', 'I': 'JAVA_INT', 'D': 'JAVA_DOUBLE'}
+J = {'O': 'long', 'A': 'long', 'P': 'MemorySegment', 'L': 'long', 'I': 'int', 'D': 'double', 'V': 'void'}
+LAY = {'O': 'JAVA_LONG', 'A': 'JAVA_LONG', 'P': 'ADDRESS', 'L': 'JAVA_LONG', 'I': 'JAVA_INT', 'D': 'JAVA_DOUBLE'}
 fields, ctor, methods = [], [], []
 for line in spec.strip().splitlines():
     line = line.strip()
@@ -122,8 +124,9 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
  * and the JIT still sees a constant handle.
  *
  * <p>{@code PyObject*} travels as a {@code long} address (same ABI as a pointer on 64-bit Linux),
- * which keeps the hot paths free of segment allocation. Buffers and C strings are
- * {@link MemorySegment}s. Functions returning a new reference are documented as such by CPython;
+ * which keeps the hot paths free of segment allocation; so do the buffers and out-parameters of the
+ * calls a request makes (per-thread scratch memory, {@code dev.apx.python.Scratch}): their addresses
+ * travel as {@code long} too. Other buffers and C strings are {@link MemorySegment}s. Functions returning a new reference are documented as such by CPython;
  * ownership is managed one layer up, in {@code dev.apx.python}.
  *
  * <p>Thread rule: every function here except {@code Py_DecodeLocale}, {@code PyGILState_*} and

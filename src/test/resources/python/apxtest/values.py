@@ -31,6 +31,10 @@ def samples():
     }
 
 
+def pack(*args):
+    return args
+
+
 def add(a, b=0, *, scale=1):
     return (a + b) * scale
 

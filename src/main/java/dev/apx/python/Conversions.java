@@ -13,8 +13,6 @@ import java.util.List;
 import java.util.Map;
 
 import static java.lang.foreign.ValueLayout.JAVA_BYTE;
-import static java.lang.foreign.ValueLayout.JAVA_INT;
-import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
 /**
  * Java values to Python objects and back, and the raw calls the public types are made of.
@@ -94,17 +92,28 @@ final class Conversions {
         if (value.bitLength() < 64) {
             return checked(gil, gil.capi.PyLong_FromLongLong(value.longValue()));
         }
-        return withCString(gil, value.toString(), s -> gil.capi.PyLong_FromString(s, MemorySegment.NULL, 10));
+        return withCString(gil, value.toString(), s -> gil.capi.PyLong_FromString(MemorySegment.ofAddress(s), MemorySegment.NULL, 10));
     }
 
+    /** An ASCII string (most are: header names, paths, attribute names) goes straight to scratch memory, without a byte[]. */
     static long string(Gil gil, String value) {
+        Scratch scratch = gil.scratch();
+        long mark = scratch.mark();
+        try {
+            long ascii = scratch.reserve(value.length());
+            if (ascii != 0 && Scratch.writeAscii(ascii, value)) {
+                return checked(gil, gil.capi.PyUnicode_FromStringAndSize(ascii, value.length()));
+            }
+        } finally {
+            scratch.reset(mark);
+        }
         byte[] utf8 = value.getBytes(StandardCharsets.UTF_8);
         return withNative(gil, utf8, false, s -> gil.capi.PyUnicode_FromStringAndSize(s, utf8.length));
     }
 
     private static long bytes(Gil gil, byte[] value) {
-        long bytes = checked(gil, gil.capi.PyBytes_FromStringAndSize(MemorySegment.NULL, value.length));
-        MemorySegment.copy(value, 0, gil.capi.PyBytes_AsString(bytes).reinterpret(value.length), JAVA_BYTE, 0, value.length);
+        long bytes = checked(gil, gil.capi.PyBytes_FromStringAndSize(0, value.length));
+        Scratch.write(gil.capi.PyBytes_AsString(bytes), value);
         return bytes;
     }
 
@@ -224,32 +233,60 @@ final class Conversions {
     }
 
     static String utf8(Gil gil, long unicode) {
-        return onScratch(gil, 8, size -> {
-            MemorySegment chars = gil.capi.PyUnicode_AsUTF8AndSize(unicode, size);
-            if (chars.equals(MemorySegment.NULL)) {
-                throw PythonException.fetch(gil);
+        Scratch scratch = gil.scratch();
+        long mark = scratch.mark();
+        try {
+            long size = scratch.reserve(8);
+            if (size != 0) {
+                return utf8(gil, unicode, size);
             }
-            long length = size.get(JAVA_LONG, 0);
-            return new String(chars.reinterpret(length).toArray(JAVA_BYTE), StandardCharsets.UTF_8);
-        });
+        } finally {
+            scratch.reset(mark);
+        }
+        try (Arena arena = Arena.ofConfined()) {
+            return utf8(gil, unicode, arena.allocate(8).address());
+        }
+    }
+
+    private static String utf8(Gil gil, long unicode, long size) {
+        long chars = gil.capi.PyUnicode_AsUTF8AndSize(unicode, size);
+        if (chars == 0) {
+            throw PythonException.fetch(gil);
+        }
+        return Scratch.readUtf8(chars, Scratch.getLong(size));
     }
 
     private static Object integer(Gil gil, long object) {
-        return onScratch(gil, 8, overflow -> {
-            long value = gil.capi.PyLong_AsLongLongAndOverflow(object, overflow);
-            if (value == -1 && gil.capi.PyErr_Occurred() != 0) {
-                throw PythonException.fetch(gil);
+        Scratch scratch = gil.scratch();
+        long mark = scratch.mark();
+        try {
+            long overflow = scratch.reserve(8);
+            if (overflow != 0) {
+                return integer(gil, object, overflow);
             }
-            if (overflow.get(JAVA_INT, 0) == 0) {
-                return (Object) value;
-            }
-            return new BigInteger(str(gil, object));
-        });
+        } finally {
+            scratch.reset(mark);
+        }
+        try (Arena arena = Arena.ofConfined()) {
+            return integer(gil, object, arena.allocate(8).address());
+        }
+    }
+
+    private static Object integer(Gil gil, long object, long overflow) {
+        Scratch.setInt(overflow, 0);
+        long value = gil.capi.PyLong_AsLongLongAndOverflow(object, overflow);
+        if (value == -1 && gil.capi.PyErr_Occurred() != 0) {
+            throw PythonException.fetch(gil);
+        }
+        if (Scratch.getInt(overflow) == 0) {
+            return value;
+        }
+        return new BigInteger(str(gil, object));
     }
 
     private static byte[] bytesOf(Gil gil, long bytes) {
         long size = gil.capi.PyBytes_Size(bytes);
-        return gil.capi.PyBytes_AsString(bytes).reinterpret(size).toArray(JAVA_BYTE);
+        return Scratch.read(gil.capi.PyBytes_AsString(bytes), size);
     }
 
     private static List<Object> listOf(Gil gil, long list) {
@@ -272,11 +309,11 @@ final class Conversions {
     private static Map<Object, Object> dictOf(Gil gil, long dict) {
         Map<Object, Object> result = new LinkedHashMap<>();
         onScratch(gil, 24, slots -> {
-            MemorySegment position = slots.asSlice(0, 8);
-            MemorySegment key = slots.asSlice(8, 8);
-            MemorySegment value = slots.asSlice(16, 8);
+            long position = slots.address();
+            long key = position + 8;
+            long value = position + 16;
             while (gil.capi.PyDict_Next(dict, position, key, value) != 0) {
-                result.put(toJava(gil, key.get(JAVA_LONG, 0)), toJava(gil, value.get(JAVA_LONG, 0)));
+                result.put(toJava(gil, Scratch.getLong(key)), toJava(gil, Scratch.getLong(value)));
             }
             return null;
         });
@@ -296,7 +333,16 @@ final class Conversions {
 
     /** {@code getattr(object, name)}: new reference. */
     static long getAttr(Gil gil, long object, String name) {
-        return checked(gil, withName(gil, name, nameObject -> gil.capi.PyObject_GetAttr(object, nameObject)));
+        long cached = gil.interpreter().cachedName(gil, name);
+        if (cached != 0) {
+            return checked(gil, gil.capi.PyObject_GetAttr(object, cached));
+        }
+        long temporary = string(gil, name);
+        try {
+            return checked(gil, gil.capi.PyObject_GetAttr(object, temporary));
+        } finally {
+            gil.capi.Py_DecRef(temporary);
+        }
     }
 
     static void setAttr(Gil gil, long object, String name, Object value) {
@@ -322,28 +368,41 @@ final class Conversions {
         }
     }
 
-    /** {@code callable(*args, **kwargs)}: new reference or 0 with an error set. */
+    /**
+     * {@code callable(*args, **kwargs)}: new reference or 0 with an error set. The arguments are
+     * converted straight into the vector the call takes; conversions that need scratch memory
+     * themselves take it above the vector.
+     */
     static long call(Gil gil, long callable, Object[] args, Map<String, ?> kwargs) {
-        long[] converted = new long[args.length];
+        Scratch scratch = gil.scratch();
+        long mark = scratch.mark();
+        try {
+            long vector = scratch.reserve(8L * Math.max(1, args.length));
+            if (vector != 0) {
+                return call(gil, callable, args, kwargs, vector);
+            }
+        } finally {
+            scratch.reset(mark);
+        }
+        try (Arena arena = Arena.ofConfined()) {
+            return call(gil, callable, args, kwargs, arena.allocate(8L * args.length).address());
+        }
+    }
+
+    private static long call(Gil gil, long callable, Object[] args, Map<String, ?> kwargs, long vector) {
         int done = 0;
         long kwdict = 0;
         try {
             for (; done < args.length; done++) {
-                converted[done] = toPython(gil, args[done]);
+                Scratch.setLong(vector + 8L * done, toPython(gil, args[done]));
             }
             if (kwargs != null && !kwargs.isEmpty()) {
                 kwdict = dict(gil, kwargs);
             }
-            long dictArg = kwdict;
-            return onScratch(gil, 8L * Math.max(1, args.length), array -> {
-                for (int i = 0; i < converted.length; i++) {
-                    array.set(JAVA_LONG, 8L * i, converted[i]);
-                }
-                return gil.capi.PyObject_VectorcallDict(callable, array, converted.length, dictArg);
-            });
+            return gil.capi.PyObject_VectorcallDict(callable, vector, args.length, kwdict);
         } finally {
             for (int i = 0; i < done; i++) {
-                gil.capi.Py_DecRef(converted[i]);
+                gil.capi.Py_DecRef(Scratch.getLong(vector + 8L * i));
             }
             if (kwdict != 0) {
                 gil.capi.Py_DecRef(kwdict);
@@ -365,7 +424,7 @@ final class Conversions {
     }
 
     interface CStringCall {
-        long apply(MemorySegment cString);
+        long apply(long cString);
     }
 
     /** Runs {@code body} with {@code bytes} of zeroed native memory that is valid only during it. */
@@ -389,7 +448,7 @@ final class Conversions {
     private static long withNative(Gil gil, byte[] data, boolean terminate, CStringCall call) {
         long result = onScratch(gil, data.length + (terminate ? 1 : 0), memory -> {
             MemorySegment.copy(data, 0, memory, JAVA_BYTE, 0, data.length);
-            return call.apply(memory);
+            return call.apply(memory.address());
         });
         return checked(gil, result);
     }

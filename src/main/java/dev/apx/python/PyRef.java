@@ -117,8 +117,11 @@ public final class PyRef implements AutoCloseable {
 
     /** {@code getattr(obj, method)(*args)} */
     public PyRef callMethod(Gil gil, String method, Object... args) {
-        try (PyRef bound = getAttr(gil, method)) {
-            return bound.call(gil, args);
+        long bound = Conversions.getAttr(gil, address(gil), method); // no PyRef for the bound method: it lives for this call only
+        try {
+            return owned(gil, Conversions.checked(gil, Conversions.call(gil, bound, args, null)));
+        } finally {
+            gil.capi.Py_DecRef(bound);
         }
     }
 
@@ -178,7 +181,7 @@ public final class PyRef implements AutoCloseable {
         long argument = Conversions.toPython(gil, value);
         try {
             return Conversions.onScratch(gil, 8, out -> {
-                int status = gil.capi.PyIter_Send(coroutine, argument, out);
+                int status = gil.capi.PyIter_Send(coroutine, argument, out.address());
                 long result = out.get(java.lang.foreign.ValueLayout.JAVA_LONG, 0);
                 if (status == PYGEN_ERROR) {
                     throw PythonException.fetch(gil);

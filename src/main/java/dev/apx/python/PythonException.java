@@ -135,7 +135,7 @@ public final class PythonException extends RuntimeException {
             gil.capi.PyErr_SetObject(gil.interpreter().errorHelpers().javaError(), message);
         } catch (RuntimeException e) {
             gil.capi.PyErr_Clear();
-            long fallback = gil.capi.PyUnicode_FromStringAndSize(MemorySegment.NULL, 0);
+            long fallback = gil.capi.PyUnicode_FromStringAndSize(0, 0);
             gil.capi.PyErr_SetObject(gil.globals.excRuntimeError, fallback);
             xdecref(gil, fallback);
         } finally {

@@ -45,6 +45,9 @@ class ConversionsTest {
                 new Object[] {"", "str"},
                 new Object[] {"hello", "str"},
                 new Object[] {"héllo wörld ✓ 日本語 🎉 \u0000 nul", "str"},
+                // larger than a thread's 64 KiB of scratch memory: the arena path
+                new Object[] {"a".repeat(70_000), "str"},
+                new Object[] {"ascii first, then " + "ü".repeat(40_000), "str"},
                 new Object[] {new byte[0], "bytes"},
                 new Object[] {mebibyte, "bytes"},
                 new Object[] {List.of(), "list"},
@@ -167,6 +170,19 @@ class ConversionsTest {
                         .isInstanceOf(PythonException.class)
                         .hasMessageContaining("TypeError")
                         .hasMessageContaining("nope");
+            }
+        });
+    }
+
+    @Test
+    void aCallWithMoreArgumentsThanScratchMemoryHoldsPassesEveryOne() {
+        Object[] args = new Object[10_000]; // 80,000 bytes of argument vector: past the 64 KiB of scratch
+        for (int i = 0; i < args.length; i++) {
+            args[i] = "arg" + i;
+        }
+        python.run(gil -> {
+            try (PyRef packed = gil.importModule("apxtest.values").callMethod(gil, "pack", args)) {
+                assertThat((Object[]) packed.toJava(gil)).containsExactly(args);
             }
         });
     }

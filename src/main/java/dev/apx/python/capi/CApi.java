@@ -20,8 +20,9 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
  * and the JIT still sees a constant handle.
  *
  * <p>{@code PyObject*} travels as a {@code long} address (same ABI as a pointer on 64-bit Linux),
- * which keeps the hot paths free of segment allocation. Buffers and C strings are
- * {@link MemorySegment}s. Functions returning a new reference are documented as such by CPython;
+ * which keeps the hot paths free of segment allocation; so do the buffers and out-parameters of the
+ * calls a request makes (per-thread scratch memory, {@code dev.apx.python.Scratch}): their addresses
+ * travel as {@code long} too. Other buffers and C strings are {@link MemorySegment}s. Functions returning a new reference are documented as such by CPython;
  * ownership is managed one layer up, in {@code dev.apx.python}.
  *
  * <p>Thread rule: every function here except {@code Py_DecodeLocale}, {@code PyGILState_*} and
@@ -384,7 +385,7 @@ public final class CApi {
         static final MethodHandle H = Binder.handle(FunctionDescriptor.of(JAVA_INT, JAVA_LONG));
     }
 
-    public long PyObject_VectorcallDict(long a0, MemorySegment a1, long a2, long a3) {
+    public long PyObject_VectorcallDict(long a0, long a1, long a2, long a3) {
         try {
             return (long) PyObject_VectorcallDictHandle.H.invokeExact(PyObject_VectorcallDict, a0, a1, a2, a3);
         } catch (Throwable t) {
@@ -393,7 +394,7 @@ public final class CApi {
     }
 
     private static final class PyObject_VectorcallDictHandle {
-        static final MethodHandle H = Binder.handle(FunctionDescriptor.of(JAVA_LONG, JAVA_LONG, ADDRESS, JAVA_LONG, JAVA_LONG));
+        static final MethodHandle H = Binder.handle(FunctionDescriptor.of(JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG));
     }
 
     public long PyType_GetFlags(long a0) {
@@ -450,7 +451,7 @@ public final class CApi {
         static final MethodHandle H = Binder.handle(FunctionDescriptor.of(JAVA_LONG, JAVA_LONG));
     }
 
-    public long PyLong_AsLongLongAndOverflow(long a0, MemorySegment a1) {
+    public long PyLong_AsLongLongAndOverflow(long a0, long a1) {
         try {
             return (long) PyLong_AsLongLongAndOverflowHandle.H.invokeExact(PyLong_AsLongLongAndOverflow, a0, a1);
         } catch (Throwable t) {
@@ -459,7 +460,7 @@ public final class CApi {
     }
 
     private static final class PyLong_AsLongLongAndOverflowHandle {
-        static final MethodHandle H = Binder.handle(FunctionDescriptor.of(JAVA_LONG, JAVA_LONG, ADDRESS));
+        static final MethodHandle H = Binder.handle(FunctionDescriptor.of(JAVA_LONG, JAVA_LONG, JAVA_LONG));
     }
 
     public long PyLong_FromString(MemorySegment a0, MemorySegment a1, int a2) {
@@ -498,7 +499,7 @@ public final class CApi {
         static final MethodHandle H = Binder.handle(FunctionDescriptor.of(JAVA_DOUBLE, JAVA_LONG));
     }
 
-    public long PyUnicode_FromStringAndSize(MemorySegment a0, long a1) {
+    public long PyUnicode_FromStringAndSize(long a0, long a1) {
         try {
             return (long) PyUnicode_FromStringAndSizeHandle.H.invokeExact(PyUnicode_FromStringAndSize, a0, a1);
         } catch (Throwable t) {
@@ -507,22 +508,22 @@ public final class CApi {
     }
 
     private static final class PyUnicode_FromStringAndSizeHandle {
-        static final MethodHandle H = Binder.handle(FunctionDescriptor.of(JAVA_LONG, ADDRESS, JAVA_LONG));
+        static final MethodHandle H = Binder.handle(FunctionDescriptor.of(JAVA_LONG, JAVA_LONG, JAVA_LONG));
     }
 
-    public MemorySegment PyUnicode_AsUTF8AndSize(long a0, MemorySegment a1) {
+    public long PyUnicode_AsUTF8AndSize(long a0, long a1) {
         try {
-            return (MemorySegment) PyUnicode_AsUTF8AndSizeHandle.H.invokeExact(PyUnicode_AsUTF8AndSize, a0, a1);
+            return (long) PyUnicode_AsUTF8AndSizeHandle.H.invokeExact(PyUnicode_AsUTF8AndSize, a0, a1);
         } catch (Throwable t) {
             throw Binder.rethrow(t);
         }
     }
 
     private static final class PyUnicode_AsUTF8AndSizeHandle {
-        static final MethodHandle H = Binder.handle(FunctionDescriptor.of(ADDRESS, JAVA_LONG, ADDRESS));
+        static final MethodHandle H = Binder.handle(FunctionDescriptor.of(JAVA_LONG, JAVA_LONG, JAVA_LONG));
     }
 
-    public long PyBytes_FromStringAndSize(MemorySegment a0, long a1) {
+    public long PyBytes_FromStringAndSize(long a0, long a1) {
         try {
             return (long) PyBytes_FromStringAndSizeHandle.H.invokeExact(PyBytes_FromStringAndSize, a0, a1);
         } catch (Throwable t) {
@@ -531,19 +532,19 @@ public final class CApi {
     }
 
     private static final class PyBytes_FromStringAndSizeHandle {
-        static final MethodHandle H = Binder.handle(FunctionDescriptor.of(JAVA_LONG, ADDRESS, JAVA_LONG));
+        static final MethodHandle H = Binder.handle(FunctionDescriptor.of(JAVA_LONG, JAVA_LONG, JAVA_LONG));
     }
 
-    public MemorySegment PyBytes_AsString(long a0) {
+    public long PyBytes_AsString(long a0) {
         try {
-            return (MemorySegment) PyBytes_AsStringHandle.H.invokeExact(PyBytes_AsString, a0);
+            return (long) PyBytes_AsStringHandle.H.invokeExact(PyBytes_AsString, a0);
         } catch (Throwable t) {
             throw Binder.rethrow(t);
         }
     }
 
     private static final class PyBytes_AsStringHandle {
-        static final MethodHandle H = Binder.handle(FunctionDescriptor.of(ADDRESS, JAVA_LONG));
+        static final MethodHandle H = Binder.handle(FunctionDescriptor.of(JAVA_LONG, JAVA_LONG));
     }
 
     public long PyBytes_Size(long a0) {
@@ -681,7 +682,7 @@ public final class CApi {
         static final MethodHandle H = Binder.handle(FunctionDescriptor.of(JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_LONG));
     }
 
-    public int PyDict_Next(long a0, MemorySegment a1, MemorySegment a2, MemorySegment a3) {
+    public int PyDict_Next(long a0, long a1, long a2, long a3) {
         try {
             return (int) PyDict_NextHandle.H.invokeExact(PyDict_Next, a0, a1, a2, a3);
         } catch (Throwable t) {
@@ -690,7 +691,7 @@ public final class CApi {
     }
 
     private static final class PyDict_NextHandle {
-        static final MethodHandle H = Binder.handle(FunctionDescriptor.of(JAVA_INT, JAVA_LONG, ADDRESS, ADDRESS, ADDRESS));
+        static final MethodHandle H = Binder.handle(FunctionDescriptor.of(JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG));
     }
 
 
@@ -735,7 +736,7 @@ public final class CApi {
 
     // --- coroutines and contexts
 
-    public int PyIter_Send(long a0, long a1, MemorySegment a2) {
+    public int PyIter_Send(long a0, long a1, long a2) {
         try {
             return (int) PyIter_SendHandle.H.invokeExact(PyIter_Send, a0, a1, a2);
         } catch (Throwable t) {
@@ -744,7 +745,7 @@ public final class CApi {
     }
 
     private static final class PyIter_SendHandle {
-        static final MethodHandle H = Binder.handle(FunctionDescriptor.of(JAVA_INT, JAVA_LONG, JAVA_LONG, ADDRESS));
+        static final MethodHandle H = Binder.handle(FunctionDescriptor.of(JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_LONG));
     }
 
     public long PyContext_CopyCurrent() {
