@@ -233,19 +233,7 @@ final class Conversions {
     }
 
     static String utf8(Gil gil, long unicode) {
-        Scratch scratch = gil.scratch();
-        long mark = scratch.mark();
-        try {
-            long size = scratch.reserve(8);
-            if (size != 0) {
-                return utf8(gil, unicode, size);
-            }
-        } finally {
-            scratch.reset(mark);
-        }
-        try (Arena arena = Arena.ofConfined()) {
-            return utf8(gil, unicode, arena.allocate(8).address());
-        }
+        return withScratch(gil, unicode, 8, Conversions::utf8);
     }
 
     private static String utf8(Gil gil, long unicode, long size) {
@@ -257,19 +245,7 @@ final class Conversions {
     }
 
     private static Object integer(Gil gil, long object) {
-        Scratch scratch = gil.scratch();
-        long mark = scratch.mark();
-        try {
-            long overflow = scratch.reserve(8);
-            if (overflow != 0) {
-                return integer(gil, object, overflow);
-            }
-        } finally {
-            scratch.reset(mark);
-        }
-        try (Arena arena = Arena.ofConfined()) {
-            return integer(gil, object, arena.allocate(8).address());
-        }
+        return withScratch(gil, object, 8, Conversions::integer);
     }
 
     private static Object integer(Gil gil, long object, long overflow) {
@@ -425,6 +401,28 @@ final class Conversions {
 
     interface CStringCall {
         long apply(long cString);
+    }
+
+    /** A conversion of {@code object} that needs native memory beside it; a static method, so nothing is allocated per call. */
+    private interface ScratchUse<T> {
+        T apply(Gil gil, long object, long memory);
+    }
+
+    /** Runs {@code use} with {@code bytes} of native memory (not zeroed, by address) that is valid only during it. */
+    private static <T> T withScratch(Gil gil, long object, long bytes, ScratchUse<T> use) {
+        Scratch scratch = gil.scratch();
+        long mark = scratch.mark();
+        try {
+            long memory = scratch.reserve(bytes);
+            if (memory != 0) {
+                return use.apply(gil, object, memory);
+            }
+        } finally {
+            scratch.reset(mark);
+        }
+        try (Arena arena = Arena.ofConfined()) {
+            return use.apply(gil, object, arena.allocate(bytes).address());
+        }
     }
 
     /** Runs {@code body} with {@code bytes} of zeroed native memory that is valid only during it. */
