@@ -114,6 +114,15 @@ async def context_isolation(scope, receive, send):
     await respond(send, "ok" if all(v == mine for v in seen) else "leaked: %r" % seen)
 
 
+async def context_then_linger(scope, receive, send):
+    """Sets request_var and answers, then holds the loop thread in its last step: a request posted
+    meanwhile begins where this task's done callback runs, in this request's context."""
+    request_var.set(scope["path"])
+    await asyncio.sleep(0)  # the rest is a later step, run by asyncio, so the task ends in a done callback
+    await respond(send, "ok")
+    time.sleep(0.5)
+
+
 def _blocking(value):
     time.sleep(0.002)
     return value * 2

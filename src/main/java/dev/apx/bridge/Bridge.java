@@ -32,7 +32,7 @@ public final class Bridge implements AutoCloseable {
     private PyRef taskDoneCallback;
     private PyRef beginSoonCallback;
     private volatile RequestObserver observer = RequestObserver.NONE;
-    private volatile PyRef serverContext; // what each request's context copies; null: the current one of the starting thread
+    private volatile PyRef serverContext; // what each request's context copies (runRequestsIn; until then the starting thread's)
 
     private Bridge(Interpreter interpreter, BridgeConfig config) {
         this.interpreter = interpreter;
@@ -49,6 +49,9 @@ public final class Bridge implements AutoCloseable {
         Bridge bridge = new Bridge(interpreter, config);
         bridge.eventLoop.start();
         interpreter.run(gil -> {
+            // Copied here, not where each request begins: a request can begin at a safe point inside
+            // another's done callback, which runs in that request's context, and would inherit its values.
+            bridge.serverContext = gil.copyContext();
             bridge.taskDoneCallback = gil.function("apx_task_done", (g, args) -> {
                 try (PyRef task = args.ref(0)) {
                     Request request = bridge.pending.remove(task.id(g));
@@ -104,10 +107,14 @@ public final class Bridge implements AutoCloseable {
     /**
      * Each request from now on runs in a copy of {@code context} (owned by the bridge from here on):
      * the context the app was imported in, as each Uvicorn request copies its server task's. Without
-     * it a request copies whatever context is current where it begins (a Netty thread's, the loop's).
+     * it a request copies the context of the thread that started the bridge, as it was then.
      */
     public void runRequestsIn(PyRef context) {
+        PyRef before = serverContext;
         serverContext = context;
+        if (before != null) {
+            before.close();
+        }
     }
 
     /** A new context for a request: a copy of the server's, or an empty one. */
@@ -115,8 +122,7 @@ public final class Bridge implements AutoCloseable {
         if (fresh) {
             return gil.newContext();
         }
-        PyRef base = serverContext;
-        return base != null ? gil.copyContext(base) : gil.copyContext();
+        return gil.copyContext(serverContext);
     }
 
     /**

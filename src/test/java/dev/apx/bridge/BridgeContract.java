@@ -183,6 +183,16 @@ abstract class BridgeContract {
         }
     }
 
+    /** Seed: contextvars. In LOOP mode the second begins at a safe point inside the first's done callback. */
+    @Test
+    void aRequestBegunAsAnotherEndsDoesNotInheritItsContext() throws InterruptedException {
+        CompletableFuture<Outcome> first = harness.call("context_then_linger", "/request/first", Map.of());
+        Thread.sleep(150); // the first is now in its last step's 0.5 s sleep, on the loop thread
+        CompletableFuture<Outcome> second = harness.call("context_isolation", "/request/second", Map.of());
+        assertThat(await(first, 10).body()).isEqualTo("ok");
+        assertThat(await(second, 10).body()).isEqualTo("ok");
+    }
+
     @Test
     void threadsFromHandlersComplete() {
         assertThat(await(harness.call("threads"), 10).body()).isEqualTo("10");
