@@ -44,6 +44,11 @@ async def echo(scope, receive, send):
             _big_sent[0] = i + 1
         await send({"type": "http.response.body", "body": b""})
         return
+    if path.startswith("/whole/"):  # int(n) MiB in one message, then at once the empty last one
+        await send({"type": "http.response.start", "status": 200, "headers": [(b"content-type", b"application/octet-stream")]})
+        await send({"type": "http.response.body", "body": bytes(range(256)) * 4096 * int(path[len("/whole/"):]), "more_body": True})
+        await send({"type": "http.response.body", "body": b""})
+        return
     if path == "/big-sent":  # how many chunks the last /big has sent so far
         await send({"type": "http.response.start", "status": 200, "headers": [(b"content-type", b"text/plain")]})
         await send({"type": "http.response.body", "body": str(_big_sent[0]).encode()})

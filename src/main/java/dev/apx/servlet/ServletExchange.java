@@ -386,8 +386,12 @@ final class ServletExchange implements Response {
                 }
                 if (pending.isEmpty()) {
                     if (ended) {
-                        completed = true;
-                        async.complete();
+                        // only once the last write is done: completing while isReady() is false (after the
+                        // flush check below) makes Jetty abort the connection; when false, onWritePossible comes back here
+                        if (out.isReady()) {
+                            completed = true;
+                            async.complete();
+                        }
                     } else if (flushWanted && out.isReady()) {
                         flushWanted = false; // a streamed part goes out now, not when the buffer fills
                         out.flush();

@@ -203,6 +203,18 @@ class ApxServletTest {
         }
     }
 
+    /** The app ends while the container is still writing its last part: the request completes after that write, not during it. */
+    @Test
+    void anEndWhileTheLastPartIsBeingWrittenLosesNothing() throws Exception {
+        HttpResponse<byte[]> response = client.send(HttpRequest.newBuilder(URI.create(base + "/py/whole/16")).build(),
+                HttpResponse.BodyHandlers.ofByteArray());
+        byte[] body = response.body();
+        assertThat(body).hasSize(16 << 20);
+        for (int i = 0; i < body.length; i += 4093) {
+            assertThat(body[i]).isEqualTo((byte) i);
+        }
+    }
+
     @Test
     void aClientThatDoesNotReadHoldsTheAppBack() throws Exception {
         try (Socket socket = new Socket("127.0.0.1", URI.create(base).getPort())) {
