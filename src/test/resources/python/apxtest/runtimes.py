@@ -1,7 +1,6 @@
 """Work for RuntimesTest: run in each CPython runtime of one JVM, to show they are separate and parallel."""
 import asyncio
 import importlib
-import importlib.util
 import json
 import sys
 
@@ -75,9 +74,14 @@ def extensions():
     """Imports the C extensions this venv has; returns their names."""
     loaded = []
     for name in EXTENSIONS:
-        if importlib.util.find_spec(name) is None:
+        # not find_spec first: while another thread of this runtime imports a single-phase extension,
+        # sys.modules already holds it without __spec__, and find_spec raises ValueError (CPython, not apx)
+        try:
+            importlib.import_module(name)
+        except ModuleNotFoundError as missing:
+            if missing.name != name:
+                raise
             continue
-        importlib.import_module(name)
         loaded.append(name)
     return loaded
 
