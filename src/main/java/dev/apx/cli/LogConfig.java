@@ -9,6 +9,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.Semaphore;
+import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * {@code --log-config FILE}: the file is applied as Uvicorn applies it ({@code _apx._logging}), then
@@ -19,7 +20,8 @@ import java.util.concurrent.Semaphore;
  * {@code send}, where the access record is made) emits at once, in the request's context as
  * Uvicorn does; any other thread (Netty's, the main thread between sections) queues the record, and
  * the {@code apx-log} thread emits what has queued in one GIL section. Records keep their order:
- * whoever emits first empties the queue.
+ * one emitter at a time ({@link #inOrder}), and it empties the queue first. Holding the GIL is not
+ * enough for that: Python can switch threads between taking a record and writing it.
  */
 final class LogConfig implements Log.Sink {
     private final Interpreter interpreter;
@@ -27,9 +29,11 @@ final class LogConfig implements Log.Sink {
     private final PyRef access;
     private final PyRef threshold;
     private final ConcurrentLinkedQueue<Object[]> queue = new ConcurrentLinkedQueue<>();
-    // one permit per queued record: apx-log waits on it, and takes records only under the GIL, so
-    // they leave the queue in order whoever emits them
+    // one permit per queued record: apx-log waits on it
     private final Semaphore queued = new Semaphore(0);
+    // taken before the GIL, never while waiting for it: a thread that already holds the GIL only
+    // tries it, and queues its record when another emitter has it
+    private final ReentrantLock inOrder = new ReentrantLock();
     private final ThreadLocal<boolean[]> emitting = ThreadLocal.withInitial(() -> new boolean[1]);
 
     private LogConfig(Interpreter interpreter, PyRef server, PyRef access, PyRef threshold) {
@@ -111,11 +115,13 @@ final class LogConfig implements Log.Sink {
 
     private void submit(Object[] record) {
         boolean[] busy = emitting.get();
-        if (!busy[0] && interpreter.holdsGil()) {
-            if (!queue.isEmpty()) {
+        if (!busy[0] && interpreter.holdsGil() && inOrder.tryLock()) {
+            try {
                 emitAll();
+                emit(record);
+            } finally {
+                inOrder.unlock();
             }
-            emit(record);
         } else {
             queue.add(record); // no GIL here, or a line logged while a record is emitted
             queued.release();
@@ -124,7 +130,16 @@ final class LogConfig implements Log.Sink {
 
     /** Emits every queued record now, on this thread (at shutdown, so that the last lines are not lost). */
     void flush() {
-        interpreter.run(gil -> emitAll());
+        emitQueuedInOrder();
+    }
+
+    private void emitQueuedInOrder() {
+        inOrder.lock();
+        try {
+            interpreter.run(gil -> emitAll());
+        } finally {
+            inOrder.unlock();
+        }
     }
 
     private void emitQueued() {
@@ -132,7 +147,7 @@ final class LogConfig implements Log.Sink {
             try {
                 queued.acquire();
                 queued.drainPermits(); // a record queued after this has its own permit: no wake-up lost
-                interpreter.run(gil -> emitAll());
+                emitQueuedInOrder();
             } catch (InterruptedException e) {
                 return;
             } catch (RuntimeException e) {
