@@ -110,11 +110,9 @@ public final class Bridge implements AutoCloseable {
      * it a request copies the context of the thread that started the bridge, as it was then.
      */
     public void runRequestsIn(PyRef context) {
-        PyRef before = serverContext;
+        PyRef before = serverContext; // never null: start() set it
         serverContext = context;
-        if (before != null) {
-            before.close();
-        }
+        before.close();
     }
 
     /** A new context for a request: a copy of the server's, or an empty one. */

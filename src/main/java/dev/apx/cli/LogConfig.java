@@ -123,17 +123,13 @@ final class LogConfig implements Log.Sink {
                 inOrder.unlock();
             }
         } else {
-            queue.add(record); // no GIL here, or a line logged while a record is emitted
+            queue.add(record); // no GIL here, another thread emitting, or a line logged while a record is emitted
             queued.release();
         }
     }
 
-    /** Emits every queued record now, on this thread (at shutdown, so that the last lines are not lost). */
+    /** Emits every queued record now, on this thread (apx-log's, and at shutdown, so that the last lines are not lost). */
     void flush() {
-        emitQueuedInOrder();
-    }
-
-    private void emitQueuedInOrder() {
         inOrder.lock();
         try {
             interpreter.run(gil -> emitAll());
@@ -147,7 +143,7 @@ final class LogConfig implements Log.Sink {
             try {
                 queued.acquire();
                 queued.drainPermits(); // a record queued after this has its own permit: no wake-up lost
-                emitQueuedInOrder();
+                flush();
             } catch (InterruptedException e) {
                 return;
             } catch (RuntimeException e) {
