@@ -35,6 +35,13 @@ apx_java_args() { # JAR [train]
   if [ -z "${2:-}" ] && [ -f "$cache" ] && [ ! "$cache" -ot "$jar" ]; then
     # The JVM checks the cache against the jar and the options; a mismatch only costs the speed-up.
     aot=("-XX:AOTCache=$cache" "-Xlog:aot=off")
+    # With the cache's profiles (JEP 515, JDK 25+), a method whose training run ended below C2 waits at
+    # C1's tier 2 for 250x the usual calls before it is profiled for C2 (Tier2ProfileDelayFactor), so
+    # FastAPI's request path reached C2 only after ~40k requests: 1 makes that ~4-13k (docs/startup.md,
+    # "Twenty-seventh session"). A diagnostic flag that JDK 24 does not have, hence the check.
+    if [ "$(apx_java_feature "$JAVA_HOME/bin/java")" -ge 25 ]; then
+      aot+=("-XX:+UnlockDiagnosticVMOptions" "-XX:Tier2ProfileDelayFactor=1")
+    fi
   fi
   read -r -a user <<<"${APX_JAVA_OPTS:-}"
   if [[ " ${user[*]} " == *" -XX:+Use"*"GC "* ]]; then

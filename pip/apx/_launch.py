@@ -1,10 +1,10 @@
 """The java command that runs the apx.jar shipped in this package.
 
 JVM options, as bin/jdk.sh's apx_java_args: the java @argfile jvm.options beside the jar
-(bin/jvm.options, the one file every launcher passes), then -XX:AOTCache=apx.aot -Xlog:aot=off when
-an AOT cache beside the jar is not older than it (the wheel ships none, see docs/pip.md) and the JVM
-accepts it with the user's options, then -XX:-UseSerialGC when $APX_JAVA_OPTS selects a collector
-(the JVM refuses two), then $APX_JAVA_OPTS.
+(bin/jvm.options, the one file every launcher passes), then -XX:AOTCache=apx.aot -Xlog:aot=off (and on
+JDK 25+ -XX:Tier2ProfileDelayFactor=1) when an AOT cache beside the jar is not older than it (the wheel
+ships none, see docs/pip.md) and the JVM accepts it with the user's options, then -XX:-UseSerialGC
+when $APX_JAVA_OPTS selects a collector (the JVM refuses two), then $APX_JAVA_OPTS.
 The embedded Python is the one this launcher runs on: APX_PYTHON is set to sys.executable unless
 the caller set it (a --python flag still wins, as always).
 """
@@ -13,7 +13,7 @@ import os
 import shlex
 import sys
 
-from apx._java import find_java
+from apx._java import _feature, find_java
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 JAR = os.path.join(HERE, "apx.jar")
@@ -43,6 +43,8 @@ def jvm_options(java, environ):
     except OSError:
         fresh = False  # no cache
     aot = ["-XX:AOTCache=" + AOT_CACHE, "-Xlog:aot=off"] if fresh else []
+    if aot and _feature(java) >= 25:  # the cache's profiles wait less at tier 2, as in bin/jdk.sh
+        aot += ["-XX:+UnlockDiagnosticVMOptions", "-XX:Tier2ProfileDelayFactor=1"]
     if aot and user and _refuses_cache(java, base + aot + rest):
         sys.stderr.write("apx: the JVM cannot use the AOT cache with APX_JAVA_OPTS=%r (its heap is too small at start); "
                          "starting without it\n" % environ.get("APX_JAVA_OPTS"))
