@@ -13,14 +13,15 @@ apx_pick_jdk() {
     [ -x "$candidate/bin/java" ] && [ -x "$candidate/bin/javac" ] || continue
     version=$(apx_java_feature "$candidate/bin/java")
     [ -n "$version" ] || continue
-    if [ "$candidate" = "${JAVA_HOME:-}" ] && [ "$version" -ge 22 ]; then best=$candidate; break; fi
+    if [ "$candidate" = "${JAVA_HOME:-}" ] && [ "$version" -ge 22 ]; then best=$candidate; best_version=$version; break; fi
     if [ "$version" -gt "$best_version" ]; then best=$candidate; best_version=$version; fi
   done
-  if [ -z "$best" ] || [ "$(apx_java_feature "$best/bin/java")" -lt 22 ]; then
+  if [ -z "$best" ] || [ "$best_version" -lt 22 ]; then
     echo "apx: no JDK >= 22 found (checked \$JAVA_HOME and /usr/lib/jvm/*); apx needs the FFM API: install JDK 25, e.g. Temurin 25" >&2
     exit 1
   fi
   export JAVA_HOME=$best
+  APX_JAVA_FEATURE=$best_version  # its feature version, for apx_java_args
 }
 apx_pick_jdk
 # Maven's own Guava calls sun.misc.Unsafe, which JDK 24+ warns about on every run.
@@ -39,7 +40,7 @@ apx_java_args() { # JAR [train]
     # C1's tier 2 for 250x the usual calls before it is profiled for C2 (Tier2ProfileDelayFactor), so
     # FastAPI's request path reached C2 only after ~40k requests: 1 makes that ~4-13k (docs/startup.md,
     # "Twenty-seventh session"). A diagnostic flag that JDK 24 does not have, hence the check.
-    if [ "$(apx_java_feature "$JAVA_HOME/bin/java")" -ge 25 ]; then
+    if [ "$APX_JAVA_FEATURE" -ge 25 ]; then
       aot+=("-XX:+UnlockDiagnosticVMOptions" "-XX:Tier2ProfileDelayFactor=1")
     fi
   fi
