@@ -70,6 +70,19 @@ class LauncherIT {
     }
 
     /**
+     * With the cache's profiles the JVM would hold the request path at C1's tier 2 for 250x the usual calls
+     * (docs/startup.md, "Twenty-seventh session"): the launcher passes Tier2ProfileDelayFactor=1 with the cache, not without it.
+     */
+    @Test
+    void theCacheComesWithNoTier2ProfilingDelay() throws Exception {
+        Pattern factorOne = Pattern.compile("Tier2ProfileDelayFactor\\s+= 1\\.0+ ");
+        assertThat(serve(trained, List.of(), "-XX:+PrintFlagsFinal")).containsPattern(factorOne);
+        Path dir = installWithCache(tmp.resolve("install"));
+        Files.delete(dir.resolve("target/apx.aot"));
+        assertThat(serve(dir, List.of(), "-XX:+PrintFlagsFinal")).contains("UseSerialGC").doesNotContainPattern(factorOne);
+    }
+
+    /**
      * The command line's classes come from the cache too: picocli's are Java 5 class files, which the
      * cache cannot keep once linked unless the build rewrites them (tools/UpgradeOldClassFiles.java);
      * before it, ~180 classes were read from the jar and verified at every start.

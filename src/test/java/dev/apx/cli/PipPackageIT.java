@@ -142,8 +142,9 @@ class PipPackageIT {
     }
 
     /**
-     * An AOT cache beside the jar (trained here by bin/apx-aot) that the JVM refuses to start with under the
-     * user's heap options (-Xmn at -Xms): the launcher finds out and starts without it.
+     * An AOT cache beside the jar (trained here by bin/apx-aot): the launcher passes it, with Tier2ProfileDelayFactor=1
+     * as bin/apx does (docs/startup.md, "Twenty-seventh session"); and when the JVM refuses to start with it under
+     * the user's heap options (-Xmn at -Xms), the launcher finds out and starts without it.
      */
     @Test
     void aCacheTheJvmRefusesWithTheUsersHeapOptionsIsLeftOut() throws Exception {
@@ -154,6 +155,13 @@ class PipPackageIT {
         training.environment().put("APX_AOT_ROUNDS", "1");
         try {
             assertThat(training.start().waitFor()).as(Files.readString(tmp.resolve("training.txt"))).isZero();
+            Served withCache = serve(List.of(venv.resolve("bin/apx").toString(), "--port", "0", "--app-dir", appDir.toString(),
+                    "--no-access-log", "where:app"));
+            assertWhere(withCache.get("/"));
+            assertThat(List.of(Files.readString(Path.of("/proc/" + withCache.process.pid() + "/cmdline")).split("\0")))
+                    .containsSubsequence("-XX:AOTCache=" + cache, "-XX:+UnlockDiagnosticVMOptions", "-XX:Tier2ProfileDelayFactor=1", "-jar");
+            Result cached = withCache.stop();
+            assertThat(cached.exitCode()).as(cached.stderr()).isZero();
             Served served = serve(List.of(venv.resolve("bin/apx").toString(), "--port", "0", "--app-dir", appDir.toString(), "--no-access-log",
                     "where:app"), Map.of("APX_JAVA_OPTS", "-Xmn47m"));
             assertWhere(served.get("/"));
