@@ -3,8 +3,9 @@
 For each app and connection count, each server is started cold (server on core 0, wrk on core 1):
   - launch to first 200 (wall seconds) and the CPU seconds the server had used by then
     (its own and its waited-for children's, from /proc: apx's Python probe counts);
-  - RSS idle, one second after the first 200;
-  - req/s in 1-second wrk slices for the first N seconds from the first 200 (a fresh wrk per
+  - RSS idle, --idle-seconds (default 1) after the first 200, when the load starts: the time a
+    server has between its port answering and its first load (apx's idle warm-up runs in it);
+  - req/s in 1-second wrk slices for the first N seconds of that load (a fresh wrk per
     slice, so each slice opens its connections again, as in the issue's figures), and the
     server's CPU-us per request in each slice (robust on a busy machine: how warm the code is);
   - the JIT compiler threads' CPU (C1 and C2, from /proc/PID/task) by the first 200 and in each slice:
@@ -133,14 +134,15 @@ def aborts(port, path, count):
             s.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, b"\x01\x00\x00\x00\x00\x00\x00\x00")  # RST
 
 
-def run_one(kind, app, connections, seconds, abort_rounds, abort_count, env):
+def run_one(kind, app, connections, seconds, idle_seconds, abort_rounds, abort_count, env):
     port = free_port()
     process, first, cpu, compiling = start(kind, app, port, env)
     pid = server_pid(process)
     row = {"server": kind, "app": app.name, "connections": connections, "first_200_s": round(first, 3),
            "cpu_to_first_200_s": round(cpu, 3), "jit_cpu_to_first_200_s": round(compiling, 3)}
     try:
-        time.sleep(1)
+        time.sleep(idle_seconds)
+        row["idle_seconds"] = idle_seconds
         row["rss_idle_mb"] = round(rss_mb(pid), 1)
         url = f"http://127.0.0.1:{port}{app.path}"
         curve, cost, jit, peak = [], [], [], 0.0
@@ -187,6 +189,8 @@ def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--only", default=".", help="regex over 'server/app/connections' rows to run (default all)")
     p.add_argument("--seconds", type=int, default=20, help="1-second slices after the first 200 (default 20)")
+    p.add_argument("--idle-seconds", type=float, default=1.0,
+                   help="seconds between the first 200 and the load (default 1; apx's idle warm-up runs in them)")
     p.add_argument("--connections", default="50,256", help="wrk connection counts (default 50,256)")
     p.add_argument("--servers", default="apx,uvicorn")
     p.add_argument("--abort-rounds", type=int, default=6, help="rounds of aborted streaming requests, plaintext only (default 6)")
@@ -207,7 +211,7 @@ def main():
                     print(f"{label}: skipped (bench/apps/db.py or PostgreSQL not available)", flush=True)
                     continue
                 for _ in range(options.repeat):
-                    row = run_one(kind, app, connections, options.seconds, options.abort_rounds if connections == 50 else 0,
+                    row = run_one(kind, app, connections, options.seconds, options.idle_seconds, options.abort_rounds if connections == 50 else 0,
                                   options.abort_count, env)
                     row["load_average"] = round(os.getloadavg()[0], 2)
                     rows.append(row)
