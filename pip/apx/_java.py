@@ -6,6 +6,7 @@ candidate's version comes from its `release` file (no JVM start); only a `java` 
 with -version. None found: JavaNotFound, whose message says what was tried and how to get one.
 """
 
+import functools
 import os
 import re
 import shutil
@@ -78,6 +79,7 @@ def _home_java(home):
     return java, _feature(java)
 
 
+@functools.lru_cache(maxsize=None)  # the launcher asks again for the java find_java chose: read it once
 def _feature(java):
     """The feature version (25 for 25.0.1, 8 for 1.8.0) of a java binary; 0 when unknown."""
     home = os.path.dirname(os.path.dirname(os.path.realpath(java)))
