@@ -69,13 +69,17 @@ def cpu_seconds(pid):
     return sum(int(x) for x in fields[11:15]) / CLK_TCK
 
 
+_compiler_ticks = {}  # (pid, tid) -> CPU ticks last read: a compiler thread that has exited keeps its count
+
+
 def compiler_seconds(pid):
-    """CPU seconds of the JIT compiler threads ("C1 CompilerThre", "C2 CompilerThre") of pid so far."""
-    total = 0
+    """CPU seconds of the JIT compiler threads ("C1 CompilerThre", "C2 CompilerThre") of pid so far,
+    including those that have exited since an earlier call (HotSpot stops an extra C2 thread once its
+    queue is short; without this its CPU would vanish from the sum)."""
     try:
         tasks = os.listdir(f"/proc/{pid}/task")
     except FileNotFoundError:
-        return 0.0
+        tasks = []
     for task in tasks:
         try:
             with open(f"/proc/{pid}/task/{task}/stat") as f:
@@ -84,8 +88,8 @@ def compiler_seconds(pid):
             continue
         if "CompilerThre" in name:
             fields = fields.split()
-            total += int(fields[11]) + int(fields[12])
-    return total / CLK_TCK
+            _compiler_ticks[pid, task] = int(fields[11]) + int(fields[12])
+    return sum(ticks for (owner, _), ticks in _compiler_ticks.items() if owner == pid) / CLK_TCK
 
 
 def rss_mb(pid):

@@ -474,9 +474,14 @@ def warm_up(server, workload, options, counts):
     return round(time.monotonic() - began)
 
 
+_compiler_ticks = {}  # (server's pid, pid, tid) -> CPU ticks last read: a compiler thread that has exited keeps its count
+
+
 def compiler_seconds(server):
-    """CPU time of the JIT compiler threads (HotSpot's "C1/C2 CompilerThread") in the server's processes; 0 for others."""
-    total = 0
+    """CPU time of the JIT compiler threads (HotSpot's "C1/C2 CompilerThread") in the server's processes so
+    far, including those that have exited since an earlier call (HotSpot stops an extra C2 thread once its
+    queue is short); 0 for others."""
+    root = server.process.pid
     for pid in _server_pids(server):
         try:
             tasks = os.listdir(f"/proc/{pid}/task")
@@ -485,8 +490,8 @@ def compiler_seconds(server):
         for task in tasks:
             name, ticks = _cpu_ticks(f"/proc/{pid}/task/{task}/stat")
             if "CompilerThre" in name:
-                total += ticks
-    return total / os.sysconf("SC_CLK_TCK")
+                _compiler_ticks[root, pid, task] = ticks
+    return sum(ticks for (owner, _, _), ticks in _compiler_ticks.items() if owner == root) / os.sysconf("SC_CLK_TCK")
 
 
 def measure_group(label, servers, workload, options, runs, counts=None):
