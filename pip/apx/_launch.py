@@ -3,8 +3,9 @@
 JVM options, as bin/jdk.sh's apx_java_args: the java @argfile jvm.options beside the jar
 (bin/jvm.options, the one file every launcher passes), then -XX:AOTCache=apx.aot -Xlog:aot=off (and on
 JDK 25+ -XX:Tier2ProfileDelayFactor=1) when an AOT cache beside the jar is not older than it (the wheel
-ships none, see docs/pip.md) and the JVM accepts it with the user's options, then -XX:-UseSerialGC
-when $APX_JAVA_OPTS selects a collector (the JVM refuses two), then $APX_JAVA_OPTS.
+ships none, see docs/pip.md) and the JVM accepts it with the user's options, then -XX:CICompilerCount=3
+below 4 CPUs, then -XX:-UseSerialGC when $APX_JAVA_OPTS selects a collector (the JVM refuses two), then
+$APX_JAVA_OPTS.
 The embedded Python is the one this launcher runs on: APX_PYTHON is set to sys.executable unless
 the caller set it (a --python flag still wins, as always).
 """
@@ -37,7 +38,9 @@ def command(args, environ=None):
 def jvm_options(java, environ):
     base = ["@" + JVM_OPTIONS] if os.path.isfile(JVM_OPTIONS) else ["--enable-native-access=ALL-UNNAMED", "-Xss4m"]
     user = shlex.split(environ.get("APX_JAVA_OPTS", ""))
-    rest = (["-XX:-UseSerialGC"] if any(o.startswith("-XX:+Use") and o.endswith("GC") for o in user) else []) + user
+    # a second C2 thread below 4 CPUs, as in bin/jdk.sh (the default from 4 CPUs on is 3 or more)
+    jit = ["-XX:CICompilerCount=3"] if _cpus() < 4 else []
+    rest = jit + (["-XX:-UseSerialGC"] if any(o.startswith("-XX:+Use") and o.endswith("GC") for o in user) else []) + user
     try:
         fresh = os.path.getmtime(AOT_CACHE) >= os.path.getmtime(JAR)
     except OSError:
@@ -50,6 +53,13 @@ def jvm_options(java, environ):
                          "starting without it\n" % environ.get("APX_JAVA_OPTS"))
         aot = []
     return base + aot + rest
+
+
+def _cpus():
+    try:
+        return len(os.sched_getaffinity(0))  # what nproc counts: the CPUs this process may run on
+    except (AttributeError, OSError):
+        return os.cpu_count() or 4
 
 
 def _refuses_cache(java, options):

@@ -97,6 +97,17 @@ class LauncherIT {
         assertThat(loaded).noneMatch(line -> line.contains("picocli.") && line.contains("source: file:"));
     }
 
+    /**
+     * Below 4 CPUs (here: pinned to one) HotSpot would run a single C2 thread, which compiles for 7-15 s under load on a
+     * shared core; bin/apx allows a second (docs/startup.md, "Twenty-ninth session"), and a count in APX_JAVA_OPTS wins.
+     */
+    @Test
+    void belowFourCpusTheJvmMayRunASecondC2ThreadUnlessApxJavaOptsSaysOtherwise() throws Exception {
+        List<String> oneCpu = List.of("taskset", "-c", "0");
+        assertThat(serve(trained, oneCpu, "-XX:+PrintFlagsFinal")).containsPattern("CICompilerCount\\s+= 3 ");
+        assertThat(serve(trained, oneCpu, "-XX:CICompilerCount=2 -XX:+PrintFlagsFinal")).containsPattern("CICompilerCount\\s+= 2 ");
+    }
+
     /** bin/apx starts the JVM under SCHED_BATCH (policy 3), so every thread it starts has it; APX_SCHED=normal opts out. */
     @Test
     void everyThreadRunsUnderSchedBatchUnlessApxSchedIsNormal() throws Exception {

@@ -141,6 +141,18 @@ class PipPackageIT {
         assertThat(result.exitCode()).as(result.stderr()).isZero();
     }
 
+    /** Below 4 CPUs (pinned to one here) the launcher allows a second C2 thread, as bin/apx does, before APX_JAVA_OPTS so a count there wins. */
+    @Test
+    void belowFourCpusTheLauncherAllowsASecondC2ThreadBeforeTheUsersOptions() throws Exception {
+        Served served = serve(List.of("taskset", "-c", "0", venv.resolve("bin/apx").toString(), "--port", "0", "--app-dir", appDir.toString(),
+                "--no-access-log", "where:app"), Map.of("APX_JAVA_OPTS", "-XX:CICompilerCount=2"));
+        assertWhere(served.get("/"));
+        List<String> jvmArgs = List.of(Files.readString(Path.of("/proc/" + served.process.pid() + "/cmdline")).split("\0"));
+        assertThat(jvmArgs).containsSubsequence("-XX:CICompilerCount=3", "-XX:CICompilerCount=2", "-jar");
+        Result result = served.stop();
+        assertThat(result.exitCode()).as(result.stderr()).isZero();
+    }
+
     /**
      * An AOT cache beside the jar (trained here by bin/apx-aot): the launcher passes it, with Tier2ProfileDelayFactor=1
      * as bin/apx does (docs/startup.md, "Twenty-seventh session"); and when the JVM refuses to start with it under
