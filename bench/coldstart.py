@@ -26,6 +26,8 @@ import time
 import urllib.request
 from pathlib import Path
 
+from driver import jit_cpu_seconds  # bench/run's driver, beside this file
+
 ROOT = Path(__file__).resolve().parent.parent
 APPS = ROOT / "bench" / "apps"
 VENV_PYTHON = ROOT / ".venv" / "bench" / "bin" / "python"
@@ -69,27 +71,9 @@ def cpu_seconds(pid):
     return sum(int(x) for x in fields[11:15]) / CLK_TCK
 
 
-_compiler_ticks = {}  # (pid, tid) -> CPU ticks last read: a compiler thread that has exited keeps its count
-
-
 def compiler_seconds(pid):
-    """CPU seconds of the JIT compiler threads ("C1 CompilerThre", "C2 CompilerThre") of pid so far,
-    including those that have exited since an earlier call (HotSpot stops an extra C2 thread once its
-    queue is short; without this its CPU would vanish from the sum)."""
-    try:
-        tasks = os.listdir(f"/proc/{pid}/task")
-    except FileNotFoundError:
-        tasks = []
-    for task in tasks:
-        try:
-            with open(f"/proc/{pid}/task/{task}/stat") as f:
-                name, fields = f.read().split("(", 1)[1].rsplit(")", 1)
-        except (FileNotFoundError, ProcessLookupError):
-            continue
-        if "CompilerThre" in name:
-            fields = fields.split()
-            _compiler_ticks[pid, task] = int(fields[11]) + int(fields[12])
-    return sum(ticks for (owner, _), ticks in _compiler_ticks.items() if owner == pid) / CLK_TCK
+    """CPU seconds of the JIT compiler threads of pid so far, those that have exited included."""
+    return jit_cpu_seconds(pid, [pid])
 
 
 def rss_mb(pid):

@@ -474,15 +474,19 @@ def warm_up(server, workload, options, counts):
     return round(time.monotonic() - began)
 
 
-_compiler_ticks = {}  # (server's pid, pid, tid) -> CPU ticks last read: a compiler thread that has exited keeps its count
-
-
 def compiler_seconds(server):
-    """CPU time of the JIT compiler threads (HotSpot's "C1/C2 CompilerThread") in the server's processes so
-    far, including those that have exited since an earlier call (HotSpot stops an extra C2 thread once its
-    queue is short); 0 for others."""
-    root = server.process.pid
-    for pid in _server_pids(server):
+    """CPU time of the JIT compiler threads in the server's processes so far; 0 for others."""
+    return jit_cpu_seconds(server.process.pid, _server_pids(server))
+
+
+_compiler_ticks = {}  # (root pid, pid, tid) -> CPU ticks last read: a compiler thread that has exited keeps its count
+
+
+def jit_cpu_seconds(root, pids):
+    """CPU time of the JIT compiler threads (HotSpot's "C1/C2 CompilerThread") in pids so far, counted for
+    root, including those that have exited since an earlier call (HotSpot stops an extra C2 thread once
+    its queue is short; without this its CPU would vanish from the sum). bench/coldstart uses it too."""
+    for pid in pids:
         try:
             tasks = os.listdir(f"/proc/{pid}/task")
         except (FileNotFoundError, ProcessLookupError):
