@@ -47,7 +47,7 @@ apx_java_args() { # JAR [train]
   fi
   # Below 4 CPUs HotSpot runs a single C2 thread, which on a core shared with the request threads gets a
   # quarter to a third of it and compiles for 7-15 s under load; with a second one while its queue is long
-  # (a C2 thread that idles exits again) the same work ends ~4 s sooner, at no memory cost measured.
+  # (a C2 thread that idles exits again) the same work ends ~4 s sooner, for 1-8 MB more RSS under load.
   # From 4 CPUs on the default is 3 or more already (docs/startup.md, "Twenty-ninth session").
   # nproc counts the CPUs this process may run on, but would also obey OpenMP's thread limits.
   if [ "$(env -u OMP_NUM_THREADS -u OMP_THREAD_LIMIT nproc 2>/dev/null || echo 4)" -lt 4 ]; then
