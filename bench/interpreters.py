@@ -251,8 +251,12 @@ def app_import_s(samples=3):
     """What one import of the app takes here and now (a fresh python each time, median): the issue reads its
     0.5-s start line as "app import time", and on 2 cores the last of 4 runtimes waits for about one more."""
     code = f"import time; t = time.perf_counter(); import {APP.split(':')[0]}; print(time.perf_counter() - t)"
-    times = [float(subprocess.run([str(VENV_PYTHON), "-c", code], cwd=APPS, capture_output=True, text=True,
-                                  check=True).stdout) for _ in range(samples)]
+    times = []
+    for _ in range(samples):
+        done = subprocess.run([str(VENV_PYTHON), "-c", code], cwd=APPS, capture_output=True, text=True)
+        if done.returncode != 0:
+            raise SystemExit(f"interpreters: importing {APP} alone failed: {done.stderr.strip().splitlines()[-1:]}")
+        times.append(float(done.stdout))
     return round(statistics.median(times), 3)
 
 
