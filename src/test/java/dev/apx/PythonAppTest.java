@@ -17,7 +17,6 @@ import java.util.concurrent.atomic.AtomicReference;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /** The public API's in-process calls, on real FastAPI, Flask and plain ASGI/WSGI apps. */
 class PythonAppTest {
@@ -27,13 +26,10 @@ class PythonAppTest {
     private static PythonApp fastapi;
     private static PythonApp echo;
     private static Path lifespanLog;
-    /** The framework wheels exist for CPython 3.11 only: on the other lanes the plain ASGI/WSGI apps stand in. */
-    static final boolean FRAMEWORKS = TestPython.install().minorVersion().equals("3.11");
-
     @BeforeAll
     static void load() throws Exception {
         python = Apx.python(TestPython.python());
-        fastapi = FRAMEWORKS ? python.app("fastapi_app:app", EXAMPLES) : null;
+        fastapi = python.app("fastapi_app:app", EXAMPLES);
         lifespanLog = Files.createTempFile("apx-lifespan", ".log");
         echo = python.app(AppOptions.of("apxjava.apps:echo", TEST_APPS).withEnv(Map.of("APX_JAVA_TEST_LOG", lifespanLog.toString())));
     }
@@ -52,7 +48,6 @@ class PythonAppTest {
 
     @Test
     void getsFromFastApi() throws Exception {
-        assumeTrue(FRAMEWORKS, "FastAPI is installed for 3.11 only");
         AppResponse root = call(fastapi, AppRequest.get("/"));
         assertThat(root.status()).isEqualTo(200);
         assertThat(root.bodyText()).isEqualTo("{\"message\":\"Hello from FastAPI\"}");
@@ -64,7 +59,6 @@ class PythonAppTest {
 
     @Test
     void postsABodyToFastApi() throws Exception {
-        assumeTrue(FRAMEWORKS, "FastAPI is installed for 3.11 only");
         byte[] json = "{\"name\":\"pen\",\"price\":2.5,\"tags\":[\"a\"]}".getBytes(StandardCharsets.UTF_8);
         AppResponse created = call(fastapi, AppRequest.post("/items", json, "application/json"));
         assertThat(created.status()).isEqualTo(200);
@@ -76,7 +70,6 @@ class PythonAppTest {
 
     @Test
     void streamedAndFileResponsesAreCollected() throws Exception {
-        assumeTrue(FRAMEWORKS, "FastAPI is installed for 3.11 only");
         AppResponse stream = call(fastapi, AppRequest.get("/stream"));
         assertThat(stream.bodyText()).startsWith("line 0\nline 1\n").endsWith("line 9\n");
         AppResponse file = call(fastapi, AppRequest.get("/file"));
@@ -147,24 +140,22 @@ class PythonAppTest {
         });
         thread.join(30_000);
         assertThat(result.get()).asString().contains("\"path\": \"/items/7\"", "\"body_length\": 300000");
-        if (FRAMEWORKS) {
-            Thread.ofVirtual().start(() -> result.set(fastapi.call(AppRequest.get("/items/7")).join().bodyText())).join(30_000);
-            assertThat(result.get()).isEqualTo("{\"item_id\":7,\"q\":null}");
-        }
+        Thread.ofVirtual().start(() -> result.set(fastapi.call(AppRequest.get("/items/7")).join().bodyText())).join(30_000);
+        assertThat(result.get()).isEqualTo("{\"item_id\":7,\"q\":null}");
     }
 
     @Test
     void twoHundredConcurrentCalls() throws Exception {
         List<CompletableFuture<AppResponse>> calls = new ArrayList<>();
         for (int i = 0; i < 200; i++) {
-            boolean framework = FRAMEWORKS && i % 2 == 0;
+            boolean framework = i % 2 == 0;
             calls.add((framework ? fastapi : echo).call(AppRequest.get(framework ? "/items/" + i : "/sleep/0.05?n=" + i)));
         }
         CompletableFuture.allOf(calls.toArray(CompletableFuture[]::new)).get(60, TimeUnit.SECONDS);
         for (int i = 0; i < 200; i++) {
             AppResponse response = calls.get(i).join();
             assertThat(response.status()).isEqualTo(200);
-            assertThat(response.bodyText()).contains(FRAMEWORKS && i % 2 == 0 ? "\"item_id\":" + i + "," : "\"query_string\": \"n=" + i + "\"");
+            assertThat(response.bodyText()).contains(i % 2 == 0 ? "\"item_id\":" + i + "," : "\"query_string\": \"n=" + i + "\"");
         }
     }
 
@@ -219,9 +210,7 @@ class PythonAppTest {
 
     @Test
     void servesAWsgiApp() throws Exception {
-        if (FRAMEWORKS) {
-            servesFlask();
-        }
+        servesFlask();
         servesPlainWsgi();
     }
 

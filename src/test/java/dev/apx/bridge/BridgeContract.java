@@ -47,7 +47,7 @@ abstract class BridgeContract {
         return dev.apx.python.TestPython.interpreter();
     }
 
-    /** Whether this Python can run the configuration (uvloop wheels exist for 3.11 only). */
+    /** Whether this Python can run the configuration. */
     boolean supported() {
         return true;
     }

@@ -78,7 +78,7 @@ class RuntimesStressIT {
     }
 
     /**
-     * Cleartext: uvloop on 3.11 (its wheels exist for 3.11 only), asyncio on 3.12 and 3.13 (asyncio on 3.11: RuntimesIT,
+     * Cleartext: uvloop on 3.11, asyncio on 3.12 and 3.13 (asyncio on 3.11: RuntimesIT,
      * ReloadUnderLoadIT). TLS: asyncio on 3.11 (TLS is Netty's, the same with either loop).
      */
     @ParameterizedTest(name = "Python {0}, --loop {1}, TLS {2}")

@@ -15,12 +15,10 @@ import java.nio.file.Path;
 import java.time.Duration;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
- * The examples/ apps (Starlette, FastAPI, Django) served by apx and called over HTTP. Their
- * dependencies (pydantic-core...) have wheels for CPython 3.11 only here, so this runs in the 3.11
- * fork and is skipped in the others.
+ * The examples/ apps (Starlette, FastAPI, Django) served by apx and called over HTTP, on every
+ * Python the tests run.
  */
 public class FrameworksTest {
     private static final Path EXAMPLES = Path.of("examples").toAbsolutePath();
@@ -28,7 +26,6 @@ public class FrameworksTest {
 
     @BeforeAll
     public static void frameworksInstalled() { // also RealClientsTest's
-        assumeTrue(TestPython.install().minorVersion().equals("3.11"), "framework wheels exist for CPython 3.11 only");
         TestPython.interpreter().run(gil -> {
             try (PyRef sys = gil.importModule("sys"); PyRef path = sys.getAttr(gil, "path")) {
                 path.callMethod(gil, "insert", 0, EXAMPLES.toString()).close();

@@ -21,12 +21,11 @@ import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
- * The same requests to apx and to Uvicorn ({@code --loop uvloop --http httptools}, from the 3.11
+ * The same requests to apx and to Uvicorn ({@code --loop uvloop --http httptools}, from the test
  * venv) serving the same {@code apxtest.http_apps}: status, headers (except date and server) and
- * body must agree. Runs in the 3.11 fork only (Uvicorn's wheels are installed there). Not compared:
+ * body must agree. Not compared:
  * http.response.pathsend (Uvicorn does not offer the extension) and the server/date values.
  *
  * <p>{@link #rawRequestsGetTheSameAnswers} sends what java.net.http cannot (pipelining, HTTP/1.0,
@@ -41,7 +40,6 @@ class UvicornDifferentialTest {
 
     @BeforeAll
     static void start() throws Exception {
-        assumeTrue(TestPython.install().minorVersion().equals("3.11"), "Uvicorn is installed in the 3.11 venv only");
         apx = new TestServer("apxtest.http_apps", "app");
         try (ServerSocket free = new ServerSocket(0)) {
             uvicornPort = free.getLocalPort();

@@ -35,7 +35,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /** ApxServlet in a real Jetty 12 (ee10) with real clients: the JDK's HttpClient and a raw socket. */
 class ApxServletTest {
@@ -49,15 +48,13 @@ class ApxServletTest {
     private static dev.apx.server.tls.TestCerts certs;
     private static Path log;
     private static HttpClient client;
-    /** The framework wheels exist for CPython 3.11 only. */
-    private static final boolean FRAMEWORKS = TestPython.install().minorVersion().equals("3.11");
 
     @BeforeAll
     static void start() throws Exception {
         PythonRuntime python = Apx.python(TestPython.python());
         log = Files.createTempFile("apx-servlet", ".log");
         echo = python.app(AppOptions.of("apxjava.apps:echo", TEST_APPS).withEnv(Map.of("APX_JAVA_TEST_LOG", log.toString())));
-        fastapi = FRAMEWORKS ? python.app("fastapi_app:app", Path.of("examples")) : null;
+        fastapi = python.app("fastapi_app:app", Path.of("examples"));
         wsgi = python.app(AppOptions.of("apxjava.apps:wsgi_echo", TEST_APPS).withInterface(AppOptions.Interface.WSGI));
         jetty = new Server();
         ServerConnector connector = new ServerConnector(jetty);
@@ -164,7 +161,6 @@ class ApxServletTest {
 
     @Test
     void fastApiRoutesBelowTheMountPoint() throws Exception {
-        assumeTrue(FRAMEWORKS, "FastAPI is installed for 3.11 only");
         assertThat(get("/fastapi/items/5?q=a").body()).isEqualTo("{\"item_id\":5,\"q\":\"a\"}");
         HttpResponse<String> created = client.send(HttpRequest.newBuilder(URI.create(base + "/fastapi/items"))
                 .header("content-type", "application/json")
@@ -264,13 +260,13 @@ class ApxServletTest {
     void twoHundredConcurrentRequests() throws Exception {
         List<CompletableFuture<HttpResponse<String>>> responses = new ArrayList<>();
         for (int i = 0; i < 200; i++) {
-            String path = FRAMEWORKS && i % 2 == 0 ? "/fastapi/items/" + i : "/py/sleep/0.05?n=" + i;
+            String path = i % 2 == 0 ? "/fastapi/items/" + i : "/py/sleep/0.05?n=" + i;
             responses.add(client.sendAsync(HttpRequest.newBuilder(URI.create(base + path)).build(), HttpResponse.BodyHandlers.ofString()));
         }
         for (int i = 0; i < 200; i++) {
             HttpResponse<String> response = responses.get(i).get(60, TimeUnit.SECONDS);
             assertThat(response.statusCode()).isEqualTo(200);
-            assertThat(response.body()).contains(FRAMEWORKS && i % 2 == 0 ? "\"item_id\":" + i + "," : "\"query_string\": \"n=" + i + "\"");
+            assertThat(response.body()).contains(i % 2 == 0 ? "\"item_id\":" + i + "," : "\"query_string\": \"n=" + i + "\"");
         }
     }
 }

@@ -51,7 +51,7 @@ class Http2Test {
 
     @BeforeAll
     static void setUp() throws Exception {
-        FrameworksTest.frameworksInstalled(); // 3.11 only; puts examples/ on sys.path
+        FrameworksTest.frameworksInstalled(); // puts examples/ on sys.path
         certs = new TestCerts(dir);
     }
 

@@ -1,6 +1,5 @@
 package dev.apx.server.websocket;
 
-import dev.apx.python.TestPython;
 import dev.apx.server.TestServer;
 import dev.apx.server.api.WebSocketConfig;
 
@@ -15,7 +14,6 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * The WebSocket suite ({@link WsSuite}: the websockets client library and raw sockets) against
@@ -40,7 +38,6 @@ class WebSocketTest {
 
     @BeforeAll
     static void runSuite() throws Exception {
-        assumeTrue(TestPython.install().minorVersion().equals("3.11"), "the websockets client is installed in the 3.11 venv only");
         try (TestServer apx = TestServer.withWebSockets("apxtest.ws_apps", "app", WsSuite.config())) {
             results.putAll(WsSuite.run(apx.address()));
         }
