@@ -1,4 +1,4 @@
-# Sourced by apx's scripts: exports JAVA_HOME as a JDK >= 22 (the FFM API), preferring the one
+# Sourced by apx's scripts: exports JAVA_HOME as a JDK >= 25 (apx.jar's class files are Java 25's), preferring the one
 # already in JAVA_HOME, else the newest under /usr/lib/jvm. Exits with a clear message if none.
 apx_java_feature() { # prints the feature version of the java binary $1, or nothing
   # The JDK's release file answers without starting a JVM (each start costs ~0.1 s of CPU, per candidate).
@@ -13,15 +13,14 @@ apx_pick_jdk() {
     [ -x "$candidate/bin/java" ] && [ -x "$candidate/bin/javac" ] || continue
     version=$(apx_java_feature "$candidate/bin/java")
     [ -n "$version" ] || continue
-    if [ "$candidate" = "${JAVA_HOME:-}" ] && [ "$version" -ge 22 ]; then best=$candidate; best_version=$version; break; fi
+    if [ "$candidate" = "${JAVA_HOME:-}" ] && [ "$version" -ge 25 ]; then best=$candidate; best_version=$version; break; fi
     if [ "$version" -gt "$best_version" ]; then best=$candidate; best_version=$version; fi
   done
-  if [ -z "$best" ] || [ "$best_version" -lt 22 ]; then
-    echo "apx: no JDK >= 22 found (checked \$JAVA_HOME and /usr/lib/jvm/*); apx needs the FFM API: install JDK 25, e.g. Temurin 25" >&2
+  if [ -z "$best" ] || [ "$best_version" -lt 25 ]; then
+    echo "apx: no JDK >= 25 found (checked \$JAVA_HOME and /usr/lib/jvm/*): install JDK 25, e.g. Temurin 25 or your distribution's openjdk-25-jdk" >&2
     exit 1
   fi
   export JAVA_HOME=$best
-  APX_JAVA_FEATURE=$best_version  # its feature version, for apx_java_args
 }
 apx_pick_jdk
 # Maven's own Guava calls sun.misc.Unsafe, which JDK 24+ warns about on every run.
@@ -37,13 +36,10 @@ apx_java_args() { # JAR [train]
   if [ -z "${2:-}" ] && [ -f "$cache" ] && [ ! "$cache" -ot "$jar" ]; then
     # The JVM checks the cache against the jar and the options; a mismatch only costs the speed-up.
     aot=("-XX:AOTCache=$cache" "-Xlog:aot=off")
-    # With the cache's profiles (JEP 515, JDK 25+), a method whose training run ended below C2 waits at
-    # C1's tier 2 for 250x the usual calls before it is profiled for C2 (Tier2ProfileDelayFactor), so
-    # FastAPI's request path reached C2 only after ~40k requests: 1 makes that ~4-13k (docs/startup.md,
-    # "Twenty-seventh session"). A diagnostic flag that JDK 24 does not have, hence the check.
-    if [ "$APX_JAVA_FEATURE" -ge 25 ]; then
-      aot+=("-XX:+UnlockDiagnosticVMOptions" "-XX:Tier2ProfileDelayFactor=1")
-    fi
+    # With the cache's profiles (JEP 515), a method whose training run ended below C2 waits at C1's
+    # tier 2 for 250x the usual calls before it is profiled for C2 (Tier2ProfileDelayFactor), so
+    # FastAPI's request path reached C2 only after ~40k requests: 1 makes that ~4-13k (docs/startup.md).
+    aot+=("-XX:+UnlockDiagnosticVMOptions" "-XX:Tier2ProfileDelayFactor=1")
   fi
   # Below 4 CPUs HotSpot runs a single C2 thread, which on a core shared with the request threads gets a
   # quarter to a third of it and compiles for 7-15 s under load; with a second one while its queue is long

