@@ -230,7 +230,7 @@ def update_docs(rows, facts, settings):
                        f"{settings['reps']} repetitions of {settings['duration']} s, warm-up at least {settings['warmup_apx']} s "
                        f"apx, until its JIT is quiet / {settings['warmup_uvicorn']} s Uvicorn; load average {settings['loadavg_start']:.2f} "
                        f"before, {settings['loadavg_end']:.2f} after).", "",
-                       table(rows), "", "Issue 12's targets in this run:", "", targets(rows), "",
+                       table(rows), "", "Targets in this run:", "", targets(rows), "",
                        "Machine and versions:", ""]
                       + [f"- {k}: {v}" for k, v in facts.items()] + ["", end])
     before, rest = text.split(start, 1)
