@@ -17,8 +17,8 @@ import java.util.stream.Stream;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The README, docs/ and the sources describe apx as it is today: no tracker numbers, no work
- * sessions, no files a reader of the repository cannot open. Git keeps the history; a line that
+ * The README, docs/, the sources and the scripts describe apx as it is today: no tracker numbers,
+ * no work sessions, no files a reader of the repository cannot open. Git keeps the history; a line that
  * slips back in fails here with its file and line.
  */
 class DocsHygieneTest {
@@ -43,9 +43,14 @@ class DocsHygieneTest {
         assertThat(REPO.resolve("pom.xml")).as("tests run from the repository's root").exists();
         List<Path> files = new ArrayList<>();
         files.add(REPO.resolve("README.md"));
+        files.add(REPO.resolve("pom.xml"));
+        files.add(REPO.resolve("mkdocs.yml"));
         files.addAll(under("docs", ".md"));
         files.addAll(under("src/main", ".java", ".py"));
         files.addAll(under("src/test", ".java", ".py"));
+        files.addAll(under("bin", ""));
+        files.addAll(under("tools", ".java", ".py", ".sh"));
+        files.addAll(under("pip", ".py", ".toml"));
         files.removeIf(f -> f.getFileName().toString().equals("DocsHygieneTest.java"));
         assertThat(files).as("files checked").hasSizeGreaterThan(100);
 
@@ -83,6 +88,7 @@ class DocsHygieneTest {
         return found;
     }
 
+    /** The files below {@code dir} whose names end in one of {@code suffixes} ("" for every file). */
     private static List<Path> under(String dir, String... suffixes) {
         Path root = REPO.resolve(dir);
         if (!Files.isDirectory(root)) {
@@ -90,6 +96,7 @@ class DocsHygieneTest {
         }
         try (Stream<Path> walk = Files.walk(root)) {
             return walk.filter(Files::isRegularFile)
+                    .filter(p -> !p.toString().contains("__pycache__"))
                     .filter(p -> Stream.of(suffixes).anyMatch(s -> p.getFileName().toString().endsWith(s)))
                     .toList();
         } catch (IOException e) {
