@@ -205,7 +205,7 @@ def chart(rows, path):
     labelled = False
     for x, w in enumerate(workloads):
         if w in TARGETS:
-            ax.hlines(TARGETS[w], x - 0.45, x + 0.45, colors="red", linewidth=1.5, label=None if labelled else "issue 12 target")
+            ax.hlines(TARGETS[w], x - 0.45, x + 0.45, colors="red", linewidth=1.5, label=None if labelled else "target")
             labelled = True
     ax.axhline(1.0, color="black", linewidth=0.8)
     ax.set_xticks(range(len(workloads)), workloads, rotation=30, ha="right")
