@@ -205,7 +205,7 @@ def chart(rows, path):
     labelled = False
     for x, w in enumerate(workloads):
         if w in TARGETS:
-            ax.hlines(TARGETS[w], x - 0.45, x + 0.45, colors="red", linewidth=1.5, label=None if labelled else "issue 12 target")
+            ax.hlines(TARGETS[w], x - 0.45, x + 0.45, colors="red", linewidth=1.5, label=None if labelled else "target")
             labelled = True
     ax.axhline(1.0, color="black", linewidth=0.8)
     ax.set_xticks(range(len(workloads)), workloads, rotation=30, ha="right")
@@ -230,7 +230,7 @@ def update_docs(rows, facts, settings):
                        f"{settings['reps']} repetitions of {settings['duration']} s, warm-up at least {settings['warmup_apx']} s "
                        f"apx, until its JIT is quiet / {settings['warmup_uvicorn']} s Uvicorn; load average {settings['loadavg_start']:.2f} "
                        f"before, {settings['loadavg_end']:.2f} after).", "",
-                       table(rows), "", "Issue 12's targets in this run:", "", targets(rows), "",
+                       table(rows), "", "Targets in this run:", "", targets(rows), "",
                        "Machine and versions:", ""]
                       + [f"- {k}: {v}" for k, v in facts.items()] + ["", end])
     before, rest = text.split(start, 1)

@@ -9,7 +9,7 @@ server's processes every 100 ms (/proc/PID/task/TID/schedstat). Reported per ser
     connections' set-up, and what C2 throws away when the last round's clients closed theirs);
   - how many requests took over --slow-ms, split by whether the JIT compiler threads ran >= 20 ms in
     the 250-ms window the request ended in (or the one before): what share of the tail is the JIT's.
-Figures: docs/benchmarks.md ("Issue 28, thirtieth session"). GET workloads only.
+Figures: docs/benchmarks.md. GET workloads only.
 """
 import argparse
 import collections

@@ -44,7 +44,7 @@ apx_java_args() { # JAR [train]
   # Below 4 CPUs HotSpot runs a single C2 thread, which on a core shared with the request threads gets a
   # quarter to a third of it and compiles for 7-15 s under load; with a second one while its queue is long
   # (a C2 thread that idles exits again) the same work ends ~4 s sooner, for 1-8 MB more RSS under load.
-  # From 4 CPUs on the default is 3 or more already (docs/startup.md, "Twenty-ninth session").
+  # From 4 CPUs on the default is 3 or more already (docs/startup.md, "JVM options").
   # nproc counts the CPUs this process may run on, but would also obey OpenMP's thread limits.
   if [ "$(env -u OMP_NUM_THREADS -u OMP_THREAD_LIMIT nproc 2>/dev/null || echo 4)" -lt 4 ]; then
     rest+=("-XX:CICompilerCount=3")
@@ -69,7 +69,7 @@ apx_java_args() { # JAR [train]
 # The scheduling policy of the server's threads, in APX_EXEC_PREFIX: SCHED_BATCH unless APX_SCHED=normal.
 # Without wake-up preemption, a thread that hands work to another (Netty's and the asyncio loop's, on
 # one core) finishes its pass before the woken one runs, instead of being switched out at each hand-off:
-# fewer context switches, more work per switch (docs/benchmarks.md, "Issue 12, fifth session").
+# fewer context switches, more work per switch (docs/server.md, "Scheduling policy").
 apx_exec_prefix() {
   # Every runtime of --interpreters N past the 11th needs more static TLS than glibc reserves by
   # default, and glibc reads its tunables only when the process starts (docs/interpreters.md).

@@ -21,7 +21,7 @@ import java.util.stream.Stream;
  * that old once it has been linked ("Skipping picocli/...: Old class has been linked" in the
  * training log), nor the apx classes that implement picocli's interfaces. So every start loaded,
  * parsed and verified ~180 classes from the jar with the old type-inferring verifier: ~0.1 s of
- * every command-line call on one core (docs/startup.md, eighteenth session).
+ * every command-line call on one core.
  */
 public final class UpgradeOldClassFiles {
     private static final int OLDEST_ARCHIVABLE = 50;

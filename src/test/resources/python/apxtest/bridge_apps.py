@@ -1,4 +1,4 @@
-"""ASGI apps for the bridge tests: each exercises one rule of the seeds."""
+"""ASGI apps for the bridge tests: each exercises one of the bridge's rules."""
 import asyncio
 import contextvars
 import gc

@@ -1,4 +1,4 @@
-"""The app of FailingAppsIT and bench/failing-apps.sh (issue 7, item 5): one healthy route beside
+"""The app of FailingAppsIT and bench/failing-apps.sh: one healthy route beside
 routes that fail in every way an app can, to show the failures stay with their own requests.
 
 /healthy/ID        answers `ok ID` at once

@@ -1,4 +1,4 @@
-"""The app of ShutdownUnderLoadIT (issue 7, item 7): a graceful shutdown while many requests run.
+"""The app of ShutdownUnderLoadIT: a graceful shutdown while many requests run.
 
 /slow/ID?ms=M&size=S   waits for the gate file (the test creates it once the server is shutting
                        down, so these responses start during the shutdown), sleeps M ms, then sends

@@ -1,4 +1,4 @@
-"""The apps of WorkersIT and ReloadIT (issue 14): several worker processes behind one socket.
+"""The apps of WorkersIT and ReloadIT: several worker processes behind one socket.
 
 /pid            the worker's process id (which worker answered)
 /who            "PID RUNTIME": the worker and its CPython runtime (id(sys.modules): one per runtime)

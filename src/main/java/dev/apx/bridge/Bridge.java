@@ -12,8 +12,8 @@ import java.util.function.Consumer;
 
 /**
  * Runs ASGI coroutines as asyncio tasks of a running asyncio (or uvloop) event loop, taking each
- * task's first step where its request arrived. See docs/bridge.md for how each rule of the seeds
- * is kept.
+ * task's first step where its request arrived. See docs/bridge.md for the rules the bridge keeps
+ * with asyncio.
  *
  * <p>{@link #start} may be called from any platform thread that does not hold the GIL. In CALLER
  * start mode the first step runs right there, under the step lock; the rest is asyncio's, on the
@@ -149,14 +149,14 @@ public final class Bridge implements AutoCloseable {
         if (eventLoop.isLoopThread() && interpreter.holdsGil()) {
             // Inside Python on the loop thread (the hosted I/O's reader, an app's task calling
             // send()): the beginning waits in the loop's queue, as create_task's first step does,
-            // behind the tasks woken before it. Started at once it took a free pool connection or queue
-            // item ahead of a woken task that had waited for it (asyncio.Queue lets a newcomer
-            // barge in): with asyncpg's pool, p99 8x Uvicorn's (docs/benchmarks.md).
+            // behind the tasks woken before it. Started at once it would take a free pool connection or
+            // queue item ahead of a woken task that had waited for it (asyncio.Queue lets a newcomer
+            // barge in), and a database pool's tail latency would grow several-fold.
             interpreter.run(gil -> beginSoon(gil, request, invocation));
         } else if (stepLock == null || interpreter.holdsGil()) {
             // LOOP mode, or a caller inside Python (taking the step lock there could deadlock). Begun
-            // where the loop drains its posts: the barging the queued start prevents did not show
-            // here (the db row's p99 was no better through call_soon) and the extra callback cost 2-4 %.
+            // where the loop drains its posts: the barging the queued start prevents does not arise
+            // here (a database pool's p99 is no better through call_soon) and the extra callback costs 2-4 %.
             eventLoop.post(gil -> request.begin(gil, invocation));
         } else {
             stepLock.lock(); // before the GIL, never after

@@ -1,7 +1,7 @@
 package dev.apx.bridge;
 
 /**
- * Where a request's first step runs (DESIGN.md, "Two ways to start a request").
+ * Where a request's first step runs (docs/bridge.md, "Where a request starts").
  */
 public enum StartMode {
     /** On the calling thread, under the step lock: one GIL hop for a request that never suspends (asyncio only). */

@@ -50,7 +50,7 @@ public final class Metrics implements AutoCloseable {
      * The library's standard JVM and process series (its JvmMetrics) but one: the allocation counters
      * ({@code jvm_memory_pool_allocated_bytes_total}) come from a listener the JVM calls after every
      * collection, and young collections come tens of times a second under load, each waking a thread
-     * that preempts the server's (docs/metrics.md, "Cost"). All the others are read at scrape time.
+     * that preempts the server's (docs/metrics.md, "Cost, and how it is hooked in"). All the others are read at scrape time.
      */
     private void registerJvmMetrics() {
         JvmThreadsMetrics.builder().constLabels(labels).register(registry);

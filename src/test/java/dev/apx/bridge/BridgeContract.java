@@ -21,7 +21,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The rules of the seeds, each as a behaviour of real ASGI handlers driven through the bridge.
+ * The bridge's rules (docs/bridge.md), each as a behaviour of real ASGI handlers driven through the bridge.
  * Subclasses run them on each loop and start mode.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
@@ -33,10 +33,10 @@ abstract class BridgeContract {
     /**
      * Requests in the collision test: 25,000 where callers step tasks themselves (CALLER mode, the
      * only one where collisions are possible), 10,000 where every step is on the loop thread.
-     * The issue asked for 100,000 (~40 s per Python on 2 cores); with the step lock taken out of
-     * {@code Bridge.start}, 20,000 requests provoked 113 collisions, the first before request 200
-     * (docs/test-time.md), so a quarter still fails that bug with certainty.
-     * {@code -Dapx.test.collisionRequests=N} overrides both (e.g. 100000 for the issue's run).
+     * 100,000 take ~40 s per Python on 2 cores; with the step lock taken out of {@code Bridge.start},
+     * 20,000 requests provoke over a hundred collisions, the first within 200 requests, so a quarter
+     * still fails that bug with certainty.
+     * {@code -Dapx.test.collisionRequests=N} overrides both (e.g. 100000 for a long run).
      */
     int collisionRequests() {
         return 25_000;
@@ -97,7 +97,7 @@ abstract class BridgeContract {
         assertThat(harness.bridge.stats().stallsDetected()).isEqualTo(stallsBefore);
     }
 
-    /** Seeds: _enter_task collisions, the sentinel __step, the driving flag (here: the step lock). */
+    /** Rules: _enter_task collisions, the sentinel __step, the driving flag (here: the step lock). */
     @Test
     void noCollisionsUnderConcurrencyAndGilSwitches() throws Exception {
         int total = Integer.getInteger("apx.test.collisionRequests", collisionRequests());
@@ -137,7 +137,7 @@ abstract class BridgeContract {
         assertThat(harness.onLoop(gil -> call(gil, "order_log_items"))).isEqualTo(List.of("callback", "request"));
     }
 
-    /** Seeds: sniffio / anyio, current_task identity, cancellation delivered through the task. */
+    /** Rules: sniffio / anyio, current_task identity, cancellation delivered through the task. */
     @Test
     void theRequestTaskIsCurrentInEveryStepAndAnyioWorks() {
         Outcome outcome = await(harness.call("identity"), 10);

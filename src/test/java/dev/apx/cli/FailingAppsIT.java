@@ -32,7 +32,7 @@ import java.util.function.Predicate;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Issue 7, item 5: apps that fail in every way (exceptions, SystemExit, invalid messages, a body
+ * Apps that fail in every way (exceptions, SystemExit, invalid messages, a body
  * that breaks its content-length, a send after the response, no response, handlers that never
  * finish, a handler that blocks the loop) beside a healthy route, on the packaged jar
  * ({@code apxtest.failing_apps}). Each failure stays with its own request (500, or the connection closed once the response had started), is logged, and the

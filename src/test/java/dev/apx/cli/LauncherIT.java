@@ -71,7 +71,7 @@ class LauncherIT {
 
     /**
      * With the cache's profiles the JVM would hold the request path at C1's tier 2 for 250x the usual calls
-     * (docs/startup.md, "Twenty-seventh session"): the launcher passes Tier2ProfileDelayFactor=1 with the cache, not without it.
+     * (docs/startup.md, "JVM options"): the launcher passes Tier2ProfileDelayFactor=1 with the cache, not without it.
      */
     @Test
     void theCacheComesWithNoTier2ProfilingDelay() throws Exception {
@@ -99,7 +99,7 @@ class LauncherIT {
 
     /**
      * Below 4 CPUs (here: pinned to one) HotSpot would run a single C2 thread, which compiles for 7-15 s under load on a
-     * shared core; bin/apx allows a second (docs/startup.md, "Twenty-ninth session"), and a count in APX_JAVA_OPTS wins.
+     * shared core; bin/apx allows a second (docs/startup.md, "JVM options"), and a count in APX_JAVA_OPTS wins.
      */
     @Test
     void belowFourCpusTheJvmMayRunASecondC2ThreadUnlessApxJavaOptsSaysOtherwise() throws Exception {

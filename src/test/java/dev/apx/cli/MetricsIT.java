@@ -214,7 +214,7 @@ class MetricsIT {
         assertThat(closed.get("apx_websocket_sessions_open{worker=7}")).isZero();
     }
 
-    /** Issue 26: --interpreters 2, each runtime's series as its own child; the connections held open at once go one to each. */
+    /** --interpreters 2: each runtime's series as its own child; the connections held open at once go one to each. */
     @Test
     void everyRuntimeHasItsOwnChildrenAndTheyAddUpToTheRequestsSent(@TempDir Path tmp) throws Exception {
         int port = freePort();

@@ -155,7 +155,7 @@ class PipPackageIT {
 
     /**
      * An AOT cache beside the jar (trained here by bin/apx-aot): the launcher passes it, with Tier2ProfileDelayFactor=1
-     * as bin/apx does (docs/startup.md, "Twenty-seventh session"); and when the JVM refuses to start with it under
+     * as bin/apx does (docs/startup.md, "JVM options"); and when the JVM refuses to start with it under
      * the user's heap options (-Xmn at -Xms), the launcher finds out and starts without it.
      */
     @Test

@@ -11,7 +11,7 @@ import java.util.Map;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Issues 14 and 26, reload: {@code --reload} watches {@code *.py} under the working directory (the JDK's
+ * Reload: {@code --reload} watches {@code *.py} under the working directory (the JDK's
  * WatchService) and on a change loads the new code into a fresh runtime of the running worker; a
  * syntax error shows its traceback and the old code serves on; the fix is served.
  */

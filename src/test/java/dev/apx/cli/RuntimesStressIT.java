@@ -18,7 +18,7 @@ import java.util.concurrent.TimeUnit;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Issue 26's stress test: {@code --interpreters 3} (on 3.11, 3.12 and 3.13) serving HTTP/1.1 keep-alive, h2 (prior knowledge),
+ * The runtimes' stress test: {@code --interpreters 3} (on 3.11, 3.12 and 3.13) serving HTTP/1.1 keep-alive, h2 (prior knowledge),
  * request bodies (whole and streamed), streamed responses and WebSocket echo sessions all at once for
  * {@value #LOAD_SECONDS} s with real clients (httpx, websockets, the h2 package:
  * {@code src/test/resources/clients/stress_client.py}), then SIGTERM while the load runs.

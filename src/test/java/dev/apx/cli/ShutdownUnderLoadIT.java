@@ -29,7 +29,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.fail;
 
 /**
- * Issue 7, item 7: SIGTERM to the packaged jar while many requests are in flight (the app is
+ * SIGTERM to the packaged jar while many requests are in flight (the app is
  * {@code apxtest.shutdown_apps}). Requests that can finish within {@code --timeout-graceful-shutdown}
  * (slow ones that start their response after the signal, streams half sent before it, uploads
  * half received before it) finish with every byte; the listening socket refuses new connections at once and idle keep-alive
@@ -37,7 +37,7 @@ import static org.assertj.core.api.Assertions.fail;
  * (CancelledError in the app; the log names each and has its traceback); lifespan shutdown runs after the last request ended; exit 0.
  *
  * <p>{@value #DEFAULT_IN_FLIGHT} requests in flight in the normal run; {@code -Dapx.shutdown.inflight=500}
- * (bench/shutdown-load.sh) is the issue's full size. It prints its timings as one line.
+ * (bench/shutdown-load.sh) is the full-size run. It prints its timings as one line.
  */
 class ShutdownUnderLoadIT {
     private static final int DEFAULT_IN_FLIGHT = 150;

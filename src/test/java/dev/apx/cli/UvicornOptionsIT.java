@@ -25,12 +25,12 @@ import java.util.regex.Pattern;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Issue 14, the rest of Uvicorn's command line: every option of {@code uvicorn --help} (0.54, from the
- * 3.11 venv) is in {@code apx --help}, but for the short list that other issues add; the added ones
+ * The rest of Uvicorn's command line: every option of {@code uvicorn --help} (0.54, from the
+ * 3.11 venv) is in {@code apx --help}, but for the short list that other tests cover; the added ones
  * do what Uvicorn's do; {@code --fd} and {@code --uds} work with {@code --workers}.
  */
 class UvicornOptionsIT {
-    /** Uvicorn options that other issues bring: TLS and HTTP/2 (issue 15), --interface (issue 16). Remove each as it lands. */
+    /** Uvicorn options whose behaviour other tests check: TLS and HTTP/2, and --interface. */
     private static final Set<String> OTHER_ISSUES = Set.of("--ssl-keyfile", "--ssl-certfile", "--ssl-keyfile-password", "--ssl-version",
             "--ssl-cert-reqs", "--ssl-ca-certs", "--ssl-ciphers", "--http", "--http2", "--interface");
     private static final Pattern OPTION = Pattern.compile("(?<![\\w-])--[a-z0-9][a-z0-9-]*");

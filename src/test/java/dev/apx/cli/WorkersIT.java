@@ -18,7 +18,7 @@ import static dev.apx.cli.PrometheusScrape.sumOverWorkers;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Issue 14, process model: {@code --workers N} runs a supervisor above N worker JVMs on one socket
+ * Process model: {@code --workers N} runs a supervisor above N worker JVMs on one socket
  * ({@code apxtest.worker_apps}). Signals as Uvicorn's supervisor takes them, under steady load.
  * Each JVM start takes 1-2 s here (more on a loaded machine): the waits are generous, the runs short.
  */
@@ -29,7 +29,7 @@ class WorkersIT {
     @TempDir
     Path tmp;
 
-    /** With --metrics (issue 17): one endpoint, the supervisor's, shows every worker by its slot, the same slots across restarts. */
+    /** With --metrics: one endpoint, the supervisor's, shows every worker by its slot, the same slots across restarts. */
     @Test
     void rollingRestartAddAndRemoveWorkersAndReplaceAKilledOneUnderLoad() throws Exception {
         int metricsPort = freePort();
@@ -111,7 +111,7 @@ class WorkersIT {
     }
 
     /**
-     * Issue 26: {@code --workers 2 --interpreters 2}, SIGHUP twice under load. Each time, each worker loads the app into two fresh
+     * {@code --workers 2 --interpreters 2}, SIGHUP twice under load. Each time, each worker loads the app into two fresh
      * runtimes of its own process and the old two drain: every request gets its 200, the pids stay, the old runtimes run their
      * lifespan shutdown and serve nothing more, each worker again answers from two runtimes, both new; at the end each runtime's
      * app started exactly as many requests as the clients got answers from it, and finished them all.

@@ -22,8 +22,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * where they stood after the first quarter of the run (the warm-up: JIT, heap sizing, buffer pools).
  *
  * <p>The process's RSS is measured by DisconnectIT, on apx in a process of its own: this JVM's RSS also
- * holds the other tests' runtimes and heap, and swung by 70-120 MB between quarters on its own
- * (docs/test-time.md). 400 aborts here in every lane, 2,000 there; {@code bench/disconnects.sh} runs
+ * holds the other tests' runtimes and heap, and swings by 70-120 MB between quarters on its own.
+ * 400 aborts here in every lane, 2,000 there; {@code bench/disconnects.sh} runs
  * 100,000 ({@code -Dapx.disconnects=N}).
  */
 class DisconnectTest {

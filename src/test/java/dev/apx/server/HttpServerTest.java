@@ -293,7 +293,7 @@ class HttpServerTest {
         nextRequestSucceeds();
     }
 
-    /** issue 7, item 5: a handler blocking the loop is named in the log while it blocks; the server carries on. */
+    /** A handler blocking the loop is named in the log while it blocks; the server carries on. */
     @Test
     void aHandlerBlockingTheLoopIsReported() throws Exception {
         long before = server.bridge.stats().slowDrives();

@@ -21,9 +21,9 @@ import java.time.Duration;
  * 127.0.0.1 and closed before this returns, and a client over loopback TCP ({@link WarmupClient}) that takes every path a real
  * workload takes: the epoll transport's accept, read, write and close, keep-alive and connections
  * closed by either side, streamed and large responses, request bodies (with a length and chunked),
- * h2 (prior knowledge, or ALPN with TLS), TLS handshakes, WebSockets. The tenth session found the
- * first rounds of real load deoptimising C2's code for the epoll classes, which a warm-up on an
- * in-VM channel never ran (docs/benchmarks.md). No access log, no request count or metrics of the
+ * h2 (prior knowledge, or ALPN with TLS), TLS handshakes, WebSockets. A warm-up on an in-VM channel
+ * never runs the epoll classes, and the first rounds of real load would then deoptimise C2's code
+ * for them (docs/startup.md, "Warm-up"). No access log, no request count or metrics of the
  * real server, no {@code --limit-*} of the user's.
  */
 public final class WarmupServer {
