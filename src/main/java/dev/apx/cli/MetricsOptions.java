@@ -12,16 +12,15 @@ final class MetricsOptions {
     static final String WORKER_ID_ENV = "APX_WORKER_ID";
 
     @Option(names = "--metrics", negatable = true, defaultValue = "false", fallbackValue = "true",
-            description = "Serve Prometheus metrics (HTTP, WebSockets, the bridge, Python's GIL/loop/GC, the JVM) at "
-                    + "http://METRICS-HOST:METRICS-PORT/metrics, apart from the app's port. Default: off.")
+            description = "Serve Prometheus metrics at /metrics.")
     boolean enabled;
 
     @Option(names = "--metrics-host", defaultValue = "127.0.0.1", paramLabel = "HOST",
-            description = "Bind the metrics endpoint to this host. Default: ${DEFAULT-VALUE}.")
+            description = "Bind the metrics endpoint to this host.")
     String host;
 
     @Option(names = "--metrics-port", defaultValue = "9090", paramLabel = "PORT",
-            description = "Bind the metrics endpoint to this port (0: any free port). Default: ${DEFAULT-VALUE}.")
+            description = "Bind the metrics endpoint to this port.")
     int port;
 
     /**
