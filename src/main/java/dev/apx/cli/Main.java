@@ -374,9 +374,9 @@ public final class Main implements Callable<Integer> {
             throw new BadFlag("--reload-delay must be 0 or more seconds, got " + reloadDelay);
         }
         workerLink = WorkerLink.fromEnvironment(System.getenv()).orElse(null);
+        serverConfig(); // bad limits fail here, before Python starts
         if (workerLink == null && (reload || processes > 1)) {
             webSockets.config(); // bad flags fail here, once, not in every worker
-            serverConfig();
             if (reload) {
                 if (processes > 1) {
                     Log.warning("\"workers\" flag is ignored when reloading is enabled.");

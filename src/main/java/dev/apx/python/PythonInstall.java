@@ -106,9 +106,10 @@ public record PythonInstall(
                     + " use a shared build (pyenv: PYTHON_CONFIGURE_OPTS=--enable-shared pyenv install " + version + ")");
         }
         // distributions ship libpython apart from the interpreter (Debian's libpython3.X, Fedora's python3-libs)
-        Path library = findLibrary(facts).orElseThrow(() -> new PythonSetupException(where + " has no "
-                + facts.getOrDefault("instsoname", facts.get("ldlibrary")) + " in " + facts.get("libdir") + " to embed; install it: apt-get install libpython3."
-                + minor + " (Debian, Ubuntu) or dnf install python3-libs (Fedora)"));
+        String soname = facts.getOrDefault("instsoname", "").contains(".so") ? facts.get("instsoname") : facts.get("ldlibrary");
+        Path library = findLibrary(facts).orElseThrow(() -> new PythonSetupException(where + " has no " + soname + " in "
+                + facts.get("libdir") + " to embed; install it: apt-get install libpython3." + minor
+                + " (Debian, Ubuntu) or dnf install python3-libs (Fedora)"));
         String reported = facts.getOrDefault("executable", "");
         Path exe = reported.isEmpty() ? executable.toAbsolutePath() : Path.of(reported);
         return new PythonInstall(exe, version, library, sysPath, facts.getOrDefault("prefix", ""));
