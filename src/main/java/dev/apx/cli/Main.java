@@ -51,7 +51,8 @@ public final class Main implements Callable<Integer> {
     @Option(names = "--factory", description = "APP is a factory: call it to get the app.")
     boolean factory;
 
-    @Option(names = "--app-dir", paramLabel = "DIR", defaultValue = ".", description = "Import APP from this directory.")
+    @Option(names = "--app-dir", paramLabel = "DIR", defaultValue = ".", description = {"Import APP from this directory.",
+                    "It goes first on sys.path before APP is imported."})
     Path appDir;
 
     @Option(names = "--host", paramLabel = "HOST", defaultValue = "127.0.0.1", description = "Bind socket to this host.")
@@ -68,7 +69,10 @@ public final class Main implements Callable<Integer> {
     LoopKind loop;
 
     @Option(names = "--io", defaultValue = "threads", paramLabel = "[loop|threads]", converter = Choice.Io.class,
-            description = "Socket I/O on Netty's threads, or on the event loop's (as Uvicorn).")
+            description = {"Socket I/O on Netty's threads, or on the event loop's (as Uvicorn).",
+                    "threads: Netty's threads (one per core) read and write the sockets and hand each request to the "
+                    + "loop thread. loop: the asyncio loop's own thread does, as under Uvicorn, with no hand-off between "
+                    + "threads (docs/server.md)."})
     IoMode ioMode;
 
     @Option(names = "--lifespan", defaultValue = "auto", paramLabel = "[auto|on|off]", converter = Choice.LifespanMode.class,
@@ -84,7 +88,8 @@ public final class Main implements Callable<Integer> {
     boolean proxyHeaders;
 
     @Option(names = "--forwarded-allow-ips", paramLabel = "IPS",
-            description = "Proxies (IPs, CIDRs, '*') trusted for proxy headers.")
+            description = {"Proxies (IPs, CIDRs, '*') trusted for proxy headers.",
+                    "'*' trusts every client."})
     String forwardedAllowIps;
 
     @Option(names = "--timeout-keep-alive", defaultValue = "5", paramLabel = "SECONDS",
@@ -92,17 +97,20 @@ public final class Main implements Callable<Integer> {
     int timeoutKeepAlive;
 
     @Option(names = "--slow-callback-duration", paramLabel = "SECONDS", defaultValue = "0.5",
-            description = "Warn about a handler that blocks the loop this long (0: off).")
+            description = {"Warn about a handler that blocks the loop this long (0: off).",
+                    "The warning names the request, as asyncio's debug mode names slow callbacks."})
     double slowCallbackDuration;
 
-    // CPython's own threshold (700) made apx's loop, which begins batches of requests at once, collect ~30x
-    // as often as Uvicorn's (docs/bridge.md)
     @Option(names = "--gc-threshold", paramLabel = "N", defaultValue = "" + BridgeConfig.DEFAULT_GC_THRESHOLD,
-            description = "Python's gen-0 gc threshold (0: CPython's own).")
+            description = {"Python's gen-0 gc threshold (0: CPython's own).",
+                    "Set before the app is imported; an app's own gc.set_threshold wins. CPython's default (700; 2000 on "
+                    + "3.13) makes apx's loop, which begins batches of requests at once, collect about 30 times as often "
+                    + "as Uvicorn's (docs/bridge.md)."})
     int gcThreshold;
 
     @Option(names = "--timeout-graceful-shutdown", paramLabel = "SECONDS",
-            description = "On shutdown, cancel requests still running after this.")
+            description = {"On shutdown, cancel requests still running after this.",
+                    "Requests still running then get CancelledError; lifespan shutdown runs after them."})
     Integer timeoutGracefulShutdown;
 
     @Option(names = "--limit-concurrency", paramLabel = "N", description = "503 beyond this many requests in flight.")
@@ -140,7 +148,8 @@ public final class Main implements Callable<Integer> {
     int timeoutWrite;
 
     @Option(names = "--log-level", paramLabel = "[critical|error|warning|info|debug|trace]",
-            converter = Choice.LogLevel.class, description = "Log level.")
+            converter = Choice.LogLevel.class, description = {"Log level.",
+                    "With --log-config and no --log-level, the file's levels stay."})
     Log.Level logLevel; // null when not given: --log-config's levels then stay, as with Uvicorn
 
     @Option(names = "--access-log", negatable = true, defaultValue = "true", fallbackValue = "true",
@@ -161,7 +170,9 @@ public final class Main implements Callable<Integer> {
     // ---- WSGI and ASGI 2 (dev.apx.wsgi, _apx._interface)
 
     @Option(names = "--interface", defaultValue = "auto", paramLabel = "[auto|asgi3|asgi2|wsgi]", converter = Choice.InterfaceKind.class,
-            description = "The app's interface; wsgi must be named.")
+            description = {"The app's interface; wsgi must be named.",
+                    "auto picks asgi3 or asgi2 as Uvicorn does; a WSGI app (Flask, Django's WSGI handler) needs "
+                    + "--interface wsgi."})
     Interface appInterface;
 
     @Option(names = "--blocking-threads", paramLabel = "N", defaultValue = "" + WsgiConfig.DEFAULT_THREADS,
@@ -171,25 +182,35 @@ public final class Main implements Callable<Integer> {
     @CommandLine.Mixin
     WebSocketOptions webSockets = new WebSocketOptions();
 
-    // requests over loopback TCP to a server of apx's own with a built-in app (never APP), so that clients meet compiled code
     @Option(names = "--warmup", paramLabel = "REQUESTS", defaultValue = "500",
-            description = "Warm-up requests to a built-in app (0: none).")
+            description = {"Warm-up requests to a built-in app (0: none).",
+                    "The requests (HTTP/1.1, h2, WebSocket messages; TLS when configured) go over loopback TCP to a "
+                    + "server of apx's own on 127.0.0.1 with a built-in app, never APP, so that the first clients meet "
+                    + "compiled code."})
     int warmup;
 
     @Option(names = "--warmup-mode", defaultValue = "idle", paramLabel = "[idle|before]", converter = Choice.Warmup.class,
-            description = "Warm up while idle, or before the port opens.")
+            description = {"Warm up while idle, or before the port opens.",
+                    "idle: after the port opens, only while the server has had no request for 100 ms; it ends once apx "
+                    + "has answered --warmup requests of its own. before: the port opens after it, and the first clients "
+                    + "wait about 1.5 s longer. --io loop always warms up before."})
     WarmupMode warmupMode;
 
     // --- processes and reload: see dev.apx.supervisor
-    @Option(names = "--fd", paramLabel = "N", description = "Serve on the listening socket of this fd.")
+    @Option(names = "--fd", paramLabel = "N", description = {"Serve on the listening socket of this fd.",
+                    "A socket from systemd or a parent process."})
     Integer fd;
 
     @Option(names = "--workers", paramLabel = "N",
-            description = "Worker processes (not with --reload).")
+            description = {"Worker processes (not with --reload).",
+                    "Each worker is a process with its own JVM and Python, all serving one socket; a supervisor replaces "
+                    + "a worker that dies or stops answering. 0 means 1, as with Uvicorn."})
     Integer workers;
 
     @Option(names = "--interpreters", paramLabel = "N", defaultValue = "1",
-            description = "Python runtimes in this process (1-16).")
+            description = {"Python runtimes in this process (1-16).",
+                    "Each runtime has its own GIL, event loop, app import and lifespan, in a glibc link-map namespace of "
+                    + "its own; connections are spread over them at accept and stay on one (docs/interpreters.md)."})
     int interpreters;
 
     @Option(names = "--limit-max-requests-jitter", paramLabel = "N", defaultValue = "0",
@@ -200,16 +221,20 @@ public final class Main implements Callable<Integer> {
             description = "Replace a worker whose loop is silent this long.")
     int timeoutWorkerHealthcheck;
 
-    @Option(names = "--reload", description = "Reload when a watched file changes.")
+    @Option(names = "--reload", description = {"Reload when a watched file changes.",
+                    "The new code loads into fresh Python runtimes of the running worker, or the worker restarts when "
+                    + "that cannot be done."})
     boolean reload;
 
     @Option(names = "--reload-dir", paramLabel = "PATH", description = "Watch this directory (repeatable).")
     List<Path> reloadDirs = new ArrayList<>();
 
-    @Option(names = "--reload-include", paramLabel = "GLOB", description = "Also watch these files (repeatable).")
+    @Option(names = "--reload-include", paramLabel = "GLOB", description = {"Also watch these files (repeatable).",
+                    "A default named by --reload-exclude is dropped."})
     List<String> reloadIncludes = new ArrayList<>();
 
-    @Option(names = "--reload-exclude", paramLabel = "GLOB", description = "Ignore these files or dirs (repeatable).")
+    @Option(names = "--reload-exclude", paramLabel = "GLOB", description = {"Ignore these files or dirs (repeatable).",
+                    "A default named by --reload-include is dropped."})
     List<String> reloadExcludes = new ArrayList<>();
 
     @Option(names = "--reload-delay", paramLabel = "SECONDS", defaultValue = "0.25", description = "Delay between checks for changes.")
@@ -221,15 +246,20 @@ public final class Main implements Callable<Integer> {
     @Option(names = "--use-colors", negatable = true, description = "Color the log level names.")
     Boolean useColors;
 
-    @Option(names = "--h11-max-incomplete-event-size", paramLabel = "BYTES", description = "Uvicorn's name for --limit-request-headers.")
+    @Option(names = "--h11-max-incomplete-event-size", paramLabel = "BYTES", description = {"Uvicorn's name for --limit-request-headers.",
+                    "Accepted for Uvicorn's command lines."})
     Integer h11MaxIncompleteEventSize;
 
     // --- logging through Python: see LogConfig
     @Option(names = "--log-config", paramLabel = "PATH",
-            description = "Logging config file: .json, .yaml or .ini.")
+            description = {"Logging config file: .json, .yaml or .ini.",
+                    "Read as Uvicorn reads it: .json and .yaml/.yml through logging.config.dictConfig, any other through "
+                    + "fileConfig. Server lines then go to the logger uvicorn.error, access lines to uvicorn.access."})
     Path logConfig;
 
-    @Option(names = "--reset-contextvars", description = "A fresh contextvars.Context per request.")
+    @Option(names = "--reset-contextvars", description = {"A fresh contextvars.Context per request.",
+                    "As Uvicorn does; it hides what the app's import set in contextvars. Without it, each request runs "
+                    + "in a copy of the context the app was imported in."})
     boolean resetContextvars;
 
     private String[] rawArgs = new String[0];
@@ -241,7 +271,9 @@ public final class Main implements Callable<Integer> {
     @CommandLine.Mixin
     ProtocolOptions protocolOptions = new ProtocolOptions();
 
-    @Option(names = "--python", paramLabel = "PATH", description = "The Python whose packages the app uses.")
+    @Option(names = "--python", paramLabel = "PATH", description = {"The Python whose packages the app uses.",
+                    "apx embeds this interpreter's libpython (a shared build: pyenv with --enable-shared, or a "
+                    + "distribution's python3 with its libpython package) and imports the app with its sys.path."})
     Path python;
 
     public static void main(String[] args) {

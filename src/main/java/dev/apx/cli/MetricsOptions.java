@@ -12,7 +12,9 @@ final class MetricsOptions {
     static final String WORKER_ID_ENV = "APX_WORKER_ID";
 
     @Option(names = "--metrics", negatable = true, defaultValue = "false", fallbackValue = "true",
-            description = "Serve Prometheus metrics at /metrics.")
+            description = {"Serve Prometheus metrics at /metrics.",
+                    "HTTP, WebSocket, bridge, Python GIL, loop and GC, and JVM series, on --metrics-host:--metrics-port, "
+                    + "apart from the app's port (docs/metrics.md)."})
     boolean enabled;
 
     @Option(names = "--metrics-host", defaultValue = "127.0.0.1", paramLabel = "HOST",

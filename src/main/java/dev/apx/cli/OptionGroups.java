@@ -116,8 +116,15 @@ final class OptionGroups {
         return EnvDefaults.variable(arg);
     }
 
+    /** The line of {@code --help}: the first element of the option's description. */
     static String description(ArgSpec arg) {
-        return String.join(" ", arg.description());
+        return arg.description()[0];
+    }
+
+    /** What the settings reference adds to it: the description's further elements, if any. */
+    static String details(ArgSpec arg) {
+        String[] all = arg.description();
+        return String.join(" ", java.util.Arrays.copyOfRange(all, 1, all.length));
     }
 
     /** Every option and APP in its group, in order: what {@code --help} and the settings reference show. */

@@ -15,7 +15,8 @@ final class ProtocolOptions {
     /** Uvicorn's --http names: its HTTP/1.1 implementations mean HTTP/1.1 only; zttp (its HTTP/2 one) means auto. */
     private static final List<String> HTTP = List.of("auto", "1", "h11", "httptools", "zttp");
 
-    @Option(names = "--ssl-keyfile", paramLabel = "PATH", description = "TLS private key (PEM, may be encrypted).")
+    @Option(names = "--ssl-keyfile", paramLabel = "PATH", description = {"TLS private key (PEM, may be encrypted).",
+                    "PKCS#8, PKCS#1 or SEC1."})
     Path keyFile;
 
     @Option(names = "--ssl-certfile", paramLabel = "PATH",
@@ -41,14 +42,17 @@ final class ProtocolOptions {
     String ciphers;
 
     @Option(names = "--ssl-engine", paramLabel = "[auto|openssl|jdk]", defaultValue = "auto",
-            description = "TLS engine; auto: BoringSSL where it loads.")
+            description = {"TLS engine; auto: BoringSSL where it loads.",
+                    "auto uses BoringSSL (netty-tcnative) where it loads, else the JDK's TLS."})
     String engine;
 
     @Option(names = "--http", paramLabel = "[auto|1|h11|httptools|zttp]", defaultValue = "auto",
-            description = "auto: HTTP/1.1 and HTTP/2; 1, h11, httptools: HTTP/1.1 only.")
+            description = {"auto: HTTP/1.1 and HTTP/2; 1, h11, httptools: HTTP/1.1 only.",
+                    "HTTP/2 is offered through ALPN on TLS and taken with prior knowledge in cleartext."})
     String http;
 
-    @Option(names = "--http2", description = "Uvicorn's flag; apx serves HTTP/2 by default.")
+    @Option(names = "--http2", description = {"Uvicorn's flag; apx serves HTTP/2 by default.",
+                    "Accepted for Uvicorn's command lines; it conflicts with an HTTP/1.1-only --http."})
     boolean http2;
 
     @Option(names = "--h2-max-concurrent-streams", paramLabel = "N", defaultValue = "100",
@@ -67,8 +71,9 @@ final class ProtocolOptions {
             description = "Largest HTTP/2 frame a client may send.")
     int maxFrameSize;
 
-    // off by default: a proxy that forwards the upgrade without understanding it lets clients smuggle HTTP/2 requests past it
-    @Option(names = "--h2c-upgrade", description = "Take up 'Upgrade: h2c' (off: h2c smuggling).")
+    @Option(names = "--h2c-upgrade", description = {"Take up 'Upgrade: h2c' (off: h2c smuggling).",
+                    "Off by default: a proxy that forwards the upgrade without understanding it lets clients smuggle "
+                    + "HTTP/2 requests past it. h2c with prior knowledge needs no flag."})
     boolean h2cUpgrade;
 
     /** Loads the TLS files (an error here is the startup error, before anything listens). */

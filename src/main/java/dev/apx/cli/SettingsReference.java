@@ -41,10 +41,13 @@ public final class SettingsReference {
             for (ArgSpec arg : args) {
                 String env = OptionGroups.envVar(arg);
                 String byDefault = OptionGroups.defaultText(arg);
+                if (byDefault == null && arg.typeInfo().isBoolean() && env != null) {
+                    byDefault = "off"; // a flag: --help leaves that unsaid, as Uvicorn's does
+                }
                 out.append("| ").append(code(OptionGroups.label(arg)))
                         .append(" | ").append(env == null ? "" : code(env))
                         .append(" | ").append(byDefault == null ? "" : code(byDefault))
-                        .append(" | ").append(cell(OptionGroups.description(arg)))
+                        .append(" | ").append(cell((OptionGroups.description(arg) + " " + OptionGroups.details(arg)).strip()))
                         .append(" |\n");
             }
         });

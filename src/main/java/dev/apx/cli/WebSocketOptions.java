@@ -33,7 +33,8 @@ final class WebSocketOptions {
     boolean perMessageDeflate;
 
     @Option(names = "--ws-max-queue", defaultValue = "32", paramLabel = "N",
-            description = "Messages that may wait for the app.")
+            description = {"Messages that may wait for the app.",
+                    "Beyond it apx stops reading the socket until the app catches up."})
     int maxQueue;
 
     WebSocketConfig config() {
