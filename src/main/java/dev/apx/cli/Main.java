@@ -42,7 +42,7 @@ import java.util.concurrent.Callable;
  */
 @Command(name = "apx", mixinStandardHelpOptions = true, versionProvider = Version.class, sortOptions = false,
         customSynopsis = "apx [OPTIONS] APP",
-        description = {"", "Serve APP, an ASGI or WSGI app, from an embedded CPython; Netty (Java) does the network."},
+        description = {"", "Serve APP, an ASGI or WSGI app, from an embedded CPython; Netty does the I/O."},
         footer = {"", "Each option can also be set from the environment: APX_PORT=8001 for --port 8001."})
 public final class Main implements Callable<Integer> {
     @Parameters(paramLabel = "APP", description = "module:attribute of an ASGI or WSGI app.")
@@ -69,7 +69,7 @@ public final class Main implements Callable<Integer> {
     LoopKind loop;
 
     @Option(names = "--io", defaultValue = "threads", paramLabel = "[loop|threads]", converter = Choice.Io.class,
-            description = {"Socket I/O on Netty's threads, or on the event loop's (as Uvicorn).",
+            description = {"Which threads do socket I/O.",
                     "threads: Netty's threads (one per core) read and write the sockets and hand each request to the "
                     + "loop thread. loop: the asyncio loop's own thread does, as under Uvicorn, with no hand-off between "
                     + "threads (docs/server.md)."})
@@ -84,12 +84,13 @@ public final class Main implements Callable<Integer> {
     String rootPath;
 
     @Option(names = "--proxy-headers", negatable = true, defaultValue = "true", fallbackValue = "true",
-            description = "Trust X-Forwarded-For/-Proto from --forwarded-allow-ips.")
+            description = {"Use X-Forwarded-For and -Proto.",
+                    "Only from the addresses of --forwarded-allow-ips: they give the client's address and the scheme."})
     boolean proxyHeaders;
 
     @Option(names = "--forwarded-allow-ips", paramLabel = "IPS",
-            description = {"Proxies (IPs, CIDRs, '*') trusted for proxy headers.",
-                    "'*' trusts every client."})
+            description = {"Proxies trusted for proxy headers.",
+                    "Comma-separated addresses or networks (CIDR); '*' trusts every client."})
     String forwardedAllowIps;
 
     @Option(names = "--timeout-keep-alive", defaultValue = "5", paramLabel = "SECONDS",
@@ -97,19 +98,17 @@ public final class Main implements Callable<Integer> {
     int timeoutKeepAlive;
 
     @Option(names = "--slow-callback-duration", paramLabel = "SECONDS", defaultValue = "0.5",
-            description = {"Warn about a handler that blocks the loop this long (0: off).",
-                    "The warning names the request, as asyncio's debug mode names slow callbacks."})
+            description = {"Warn of a loop blocked this long.",
+                    "The warning names the request whose handler ran this long without awaiting, as asyncio's debug mode names slow callbacks; 0 turns it off."})
     double slowCallbackDuration;
 
     @Option(names = "--gc-threshold", paramLabel = "N", defaultValue = "" + BridgeConfig.DEFAULT_GC_THRESHOLD,
-            description = {"Python's gen-0 gc threshold (0: CPython's own).",
-                    "Set before the app is imported; an app's own gc.set_threshold wins. CPython's default (700; 2000 on "
-                    + "3.13) makes apx's loop, which begins batches of requests at once, collect about 30 times as often "
-                    + "as Uvicorn's (docs/bridge.md)."})
+            description = {"Python's gen-0 gc threshold.",
+                    "0 keeps CPython's own. Set before the app is imported; an app's own gc.set_threshold wins. CPython's default (700; 2000 on 3.13) makes apx's loop, which begins batches of requests at once, collect about 30 times as often as Uvicorn's (docs/bridge.md)."})
     int gcThreshold;
 
     @Option(names = "--timeout-graceful-shutdown", paramLabel = "SECONDS",
-            description = {"On shutdown, cancel requests still running after this.",
+            description = {"On shutdown, cancel requests after this.",
                     "Requests still running then get CancelledError; lifespan shutdown runs after them."})
     Integer timeoutGracefulShutdown;
 
@@ -140,11 +139,13 @@ public final class Main implements Callable<Integer> {
     Long limitMaxBody;
 
     @Option(names = "--timeout-request-header", paramLabel = "SECONDS", defaultValue = "60",
-            description = "Close a connection whose request head is late.")
+            description = {"Deadline for a request's head.",
+                    "A connection whose request head is still incomplete after this long is closed."})
     int timeoutRequestHeader;
 
     @Option(names = "--timeout-write", paramLabel = "SECONDS", defaultValue = "60",
-            description = "Close a connection whose client stops reading.")
+            description = {"Close when a client stops reading.",
+                    "A connection whose client has read nothing of a waiting response for this long is closed."})
     int timeoutWrite;
 
     @Option(names = "--log-level", paramLabel = "[critical|error|warning|info|debug|trace]",
@@ -170,7 +171,7 @@ public final class Main implements Callable<Integer> {
     // ---- WSGI and ASGI 2 (dev.apx.wsgi, _apx._interface)
 
     @Option(names = "--interface", defaultValue = "auto", paramLabel = "[auto|asgi3|asgi2|wsgi]", converter = Choice.InterfaceKind.class,
-            description = {"The app's interface; wsgi must be named.",
+            description = {"ASGI 3, ASGI 2 or WSGI.",
                     "auto picks asgi3 or asgi2 as Uvicorn does; a WSGI app (Flask, Django's WSGI handler) needs "
                     + "--interface wsgi."})
     Interface appInterface;
@@ -183,14 +184,14 @@ public final class Main implements Callable<Integer> {
     WebSocketOptions webSockets = new WebSocketOptions();
 
     @Option(names = "--warmup", paramLabel = "REQUESTS", defaultValue = "500",
-            description = {"Warm-up requests to a built-in app (0: none).",
+            description = {"JIT warm-up requests (0: none).",
                     "The requests (HTTP/1.1, h2, WebSocket messages; TLS when configured) go over loopback TCP to a "
                     + "server of apx's own on 127.0.0.1 with a built-in app, never APP, so that the first clients meet "
                     + "compiled code."})
     int warmup;
 
     @Option(names = "--warmup-mode", defaultValue = "idle", paramLabel = "[idle|before]", converter = Choice.Warmup.class,
-            description = {"Warm up while idle, or before the port opens.",
+            description = {"When the warm-up runs.",
                     "idle: after the port opens, only while the server has had no request for 100 ms; it ends once apx "
                     + "has answered --warmup requests of its own. before: the port opens after it, and the first clients "
                     + "wait about 1.5 s longer. --io loop always warms up before."})
@@ -208,17 +209,18 @@ public final class Main implements Callable<Integer> {
     Integer workers;
 
     @Option(names = "--interpreters", paramLabel = "N", defaultValue = "1",
-            description = {"Python runtimes in this process (1-16).",
-                    "Each runtime has its own GIL, event loop, app import and lifespan, in a glibc link-map namespace of "
-                    + "its own; connections are spread over them at accept and stay on one (docs/interpreters.md)."})
+            description = {"Python runtimes, each with its GIL.",
+                    "1 to 16. Each runtime has its own GIL, event loop, app import and lifespan, in a glibc link-map namespace of its own; connections are spread over them at accept and stay on one (docs/interpreters.md)."})
     int interpreters;
 
     @Option(names = "--limit-max-requests-jitter", paramLabel = "N", defaultValue = "0",
-            description = "Add 0..N at random to --limit-max-requests.")
+            description = {"Add 0..N to --limit-max-requests.",
+                    "A random 0..N per worker, so that workers are not all replaced at once."})
     int limitMaxRequestsJitter;
 
     @Option(names = "--timeout-worker-healthcheck", paramLabel = "SECONDS", defaultValue = "5",
-            description = "Replace a worker whose loop is silent this long.")
+            description = {"Replace a worker silent this long.",
+                    "A worker whose event loop does not answer the supervisor within this time is replaced."})
     int timeoutWorkerHealthcheck;
 
     @Option(names = "--reload", description = {"Reload when a watched file changes.",
@@ -229,7 +231,7 @@ public final class Main implements Callable<Integer> {
     @Option(names = "--reload-dir", paramLabel = "PATH", description = "Watch this directory (repeatable).")
     List<Path> reloadDirs = new ArrayList<>();
 
-    @Option(names = "--reload-include", paramLabel = "GLOB", description = {"Also watch these files (repeatable).",
+    @Option(names = "--reload-include", paramLabel = "GLOB", description = {"Also watch these (repeatable).",
                     "A default named by --reload-exclude is dropped."})
     List<String> reloadIncludes = new ArrayList<>();
 
@@ -237,13 +239,14 @@ public final class Main implements Callable<Integer> {
                     "A default named by --reload-include is dropped."})
     List<String> reloadExcludes = new ArrayList<>();
 
-    @Option(names = "--reload-delay", paramLabel = "SECONDS", defaultValue = "0.25", description = "Delay between checks for changes.")
+    @Option(names = "--reload-delay", paramLabel = "SECONDS", defaultValue = "0.25", description = "Seconds between checks.")
     double reloadDelay;
 
     @Option(names = "--header", paramLabel = "NAME:VALUE", description = "Add this header to responses (repeatable).")
     List<String> headers = new ArrayList<>();
 
-    @Option(names = "--use-colors", negatable = true, description = "Color the log level names.")
+    @Option(names = "--use-colors", negatable = true, description = {"Color the levels.",
+                    "Color the log level names."})
     Boolean useColors;
 
     @Option(names = "--h11-max-incomplete-event-size", paramLabel = "BYTES", description = {"Uvicorn's name for --limit-request-headers.",

@@ -27,11 +27,13 @@ final class ProtocolOptions {
     String keyPassword;
 
     @Option(names = "--ssl-version", paramLabel = "N", defaultValue = "17",
-            description = "ssl.PROTOCOL_*: 17, 2 (TLS 1.2+), 5 (TLS 1.2).")
+            description = {"Python's ssl.PROTOCOL_* number.",
+                    "17 or 2: TLS 1.2 and 1.3; 5: TLS 1.2 only."})
     int version;
 
     @Option(names = "--ssl-cert-reqs", paramLabel = "N", defaultValue = "0",
-            description = "Client certificates: 0 no, 1 optional, 2 required.")
+            description = {"Ask for client certificates: 0-2.",
+                    "0: none, 1: optional, 2: required (needs --ssl-ca-certs)."})
     int certReqs;
 
     @Option(names = "--ssl-ca-certs", paramLabel = "PATH", description = "CA certificates (PEM) for client certificates.")
@@ -42,13 +44,13 @@ final class ProtocolOptions {
     String ciphers;
 
     @Option(names = "--ssl-engine", paramLabel = "[auto|openssl|jdk]", defaultValue = "auto",
-            description = {"TLS engine; auto: BoringSSL where it loads.",
+            description = {"TLS engine.",
                     "auto uses BoringSSL (netty-tcnative) where it loads, else the JDK's TLS."})
     String engine;
 
     @Option(names = "--http", paramLabel = "[auto|1|h11|httptools|zttp]", defaultValue = "auto",
-            description = {"auto: HTTP/1.1 and HTTP/2; 1, h11, httptools: HTTP/1.1 only.",
-                    "HTTP/2 is offered through ALPN on TLS and taken with prior knowledge in cleartext."})
+            description = {"auto: HTTP/1.1 and 2; 1, h11, httptools: 1.1.",
+                    "auto serves HTTP/1.1 and HTTP/2: HTTP/2 through ALPN on TLS, and with prior knowledge in cleartext."})
     String http;
 
     @Option(names = "--http2", description = {"Uvicorn's flag; apx serves HTTP/2 by default.",
@@ -56,15 +58,18 @@ final class ProtocolOptions {
     boolean http2;
 
     @Option(names = "--h2-max-concurrent-streams", paramLabel = "N", defaultValue = "100",
-            description = "HTTP/2 streams at once per connection.")
+            description = {"HTTP/2 streams open at once.",
+                    "Per connection; one more is refused."})
     int maxConcurrentStreams;
 
     @Option(names = "--h2-max-header-list-size", paramLabel = "BYTES", defaultValue = "65536",
-            description = "Largest HTTP/2 request header block.")
+            description = {"Largest HTTP/2 header block.",
+                    "Decoded size of a request's header block; a larger one ends the connection."})
     int maxHeaderListSize;
 
     @Option(names = "--h2-initial-window-size", paramLabel = "BYTES", defaultValue = "65535",
-            description = "HTTP/2 flow-control window of a stream.")
+            description = {"HTTP/2 stream's flow window.",
+                    "Request body bytes a stream may send before the app reads them."})
     int initialWindowSize;
 
     @Option(names = "--h2-max-frame-size", paramLabel = "BYTES", defaultValue = "16384",

@@ -17,15 +17,17 @@ final class WebSocketOptions {
     String ws;
 
     @Option(names = "--ws-max-size", defaultValue = "16777216", paramLabel = "BYTES",
-            description = "Close with 1009 on a larger message.")
+            description = {"Largest message, in bytes.",
+                    "A larger one closes the WebSocket with 1009."})
     int maxSize;
 
     @Option(names = "--ws-ping-interval", defaultValue = "20.0", paramLabel = "SECONDS",
-            description = "Ping each WebSocket this often (0: never).")
+            description = "Seconds between pings (0: none).")
     double pingInterval;
 
     @Option(names = "--ws-ping-timeout", defaultValue = "20.0", paramLabel = "SECONDS",
-            description = "Close with 1011 without a pong (0: never).")
+            description = {"Pong deadline (0: none).",
+                    "A WebSocket whose pong is later closes with 1011."})
     double pingTimeout;
 
     @Option(names = "--ws-per-message-deflate", arity = "0..1", defaultValue = "true", fallbackValue = "true", paramLabel = "BOOLEAN",
@@ -33,7 +35,7 @@ final class WebSocketOptions {
     boolean perMessageDeflate;
 
     @Option(names = "--ws-max-queue", defaultValue = "32", paramLabel = "N",
-            description = {"Messages that may wait for the app.",
+            description = {"Messages that may await the app.",
                     "Beyond it apx stops reading the socket until the app catches up."})
     int maxQueue;
 

@@ -487,7 +487,7 @@ class CommandLineIT {
         assertThat(help.exitCode()).isZero();
         List<String> lines = help.stdout().lines().toList();
         assertThat(lines.getFirst()).isEqualTo("Usage: apx [OPTIONS] APP");
-        assertThat(lines.size()).as("Uvicorn 0.54's is 125 lines for 62 options; apx has 82").isBetween(100, 165);
+        assertThat(lines.size()).as("Uvicorn 0.54's is 125 lines for 62 options; apx has 82").isBetween(100, 140);
         assertThat(lines).allSatisfy(line -> assertThat(line.length()).as(line).isLessThanOrEqualTo(80))
                 .contains("App:", "Processes and reload:", "Logging:")
                 .anySatisfy(line -> assertThat(line).contains("APP").contains("ASGI or WSGI"));
