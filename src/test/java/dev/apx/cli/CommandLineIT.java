@@ -441,8 +441,9 @@ class CommandLineIT {
         }
     }
 
-    @Test
-    void aFastApiLifespanThatRaisesShowsItsTracebackOnce() throws IOException {
+    @ParameterizedTest(name = "--loop {0}")
+    @ValueSource(strings = {"asyncio", "uvloop"})
+    void aFastApiLifespanThatRaisesShowsItsTracebackOnce(String loop) throws IOException {
         Path appDir = Files.createDirectory(tmp.resolve("fastapi-lifespan"));
         Files.writeString(appDir.resolve("failing_lifespan.py"), """
                 from contextlib import asynccontextmanager
@@ -457,7 +458,7 @@ class CommandLineIT {
                 """);
 
         Result result = run(Map.of(), "--python", python("3.11").toString(), "--app-dir", appDir.toString(), "--port", "0",
-                "failing_lifespan:app");
+                "--loop", loop, "failing_lifespan:app");
 
         assertThat(result.exitCode()).as(result.stderr()).isEqualTo(3);
         String stderr = result.stderr();
