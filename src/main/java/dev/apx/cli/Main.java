@@ -15,6 +15,7 @@ import dev.apx.python.PythonSetupException;
 import dev.apx.server.shared.ExtraHeaders;
 import dev.apx.server.shared.Limits;
 import dev.apx.server.shared.ServerConfig;
+import dev.apx.supervisor.CannotBind;
 import dev.apx.supervisor.Reloader;
 import dev.apx.supervisor.Supervisor;
 import dev.apx.supervisor.WorkerLink;
@@ -330,6 +331,9 @@ public final class Main implements Callable<Integer> {
             return CommandLine.ExitCode.USAGE;
         } catch (AppNotFound e) {
             System.err.println("apx: error: cannot load app '" + app + "': " + e.getMessage());
+            return 3;
+        } catch (CannotBind e) {
+            System.err.println("apx: error: " + e.getMessage());
             return 3;
         } catch (PythonSetupException | IllegalArgumentException | java.io.UncheckedIOException e) {
             System.err.println("apx: error: " + e.getMessage());

@@ -41,7 +41,9 @@ final class ListenSocket implements AutoCloseable {
             String shown = host.contains(":") ? "[" + host + "]" : host;
             return new ListenSocket(socket, null, "http://" + shown + ":" + socket.localAddress().getPort());
         } catch (IOException e) {
-            throw new UncheckedIOException("cannot bind " + (uds != null ? uds : host + ":" + port) + ": " + e.getMessage(), e);
+            // the OS's words ("Address already in use"), without Netty's "bind(..) failed with error(-98): "
+            String reason = String.valueOf(e.getMessage()).replaceFirst("^\\w+\\(\\.\\.\\) failed(?: with error\\(-?\\d+\\))?: ", "");
+            throw new CannotBind("cannot bind " + (uds != null ? uds : host + ":" + port) + ": " + reason, e);
         }
     }
 

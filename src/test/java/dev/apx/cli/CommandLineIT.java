@@ -438,6 +438,12 @@ class CommandLineIT {
                     .contains("INFO:     Application shutdown complete.");
             assertThat(result.stdout()).as("the app's shutdown ran after its startup").containsSubsequence("startup ran", "shutdown ran");
             assertNoJavaStackTrace(result);
+
+            Result supervised = run(Map.of(), "--python", python("3.11").toString(), "--app-dir", appDir.toString(), "--port",
+                    String.valueOf(port), "--workers", "2", "lifespanapp:app");
+            assertThat(supervised.exitCode()).as("as Uvicorn's; stderr:%n%s", supervised.stderr()).isEqualTo(3);
+            assertThat(supervised.stderr()).as("the supervisor binds before any worker starts")
+                    .isEqualTo("apx: error: cannot bind 127.0.0.1:" + port + ": Address already in use\n");
         }
     }
 
