@@ -7,7 +7,6 @@ import io.netty.channel.unix.DomainSocketAddress;
 import io.netty.channel.unix.Socket;
 
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
