@@ -305,7 +305,7 @@ public final class Main implements Callable<Integer> {
         return CommandLine.ExitCode.USAGE;
     }
 
-    /** click's words for a misspelt option: the first unknown one, and the option it is closest to. */
+    /** click's words for a misspelt option (the first unknown one, and the option it is closest to) and a missing APP. */
     static String usageMessage(CommandLine.ParameterException e) {
         if (e instanceof CommandLine.UnmatchedArgumentException unmatched) {
             String option = unmatched.getUnmatched().stream().filter(arg -> arg.startsWith("-")).findFirst().orElse(null);
@@ -314,6 +314,9 @@ public final class Main implements Callable<Integer> {
                 List<String> close = unmatched.getSuggestions().stream().filter(s -> s.startsWith("--")).toList();
                 return "No such option '" + name + "'." + (close.isEmpty() ? "" : " Did you mean '" + close.getFirst() + "'?");
             }
+        }
+        if (e instanceof CommandLine.MissingParameterException missing && missing.getMissing().stream().anyMatch(arg -> !arg.isOption())) {
+            return "Missing argument 'APP'.";
         }
         return e.getMessage();
     }

@@ -378,6 +378,14 @@ class CommandLineIT {
                 + "Error: No such option '--worker'. Did you mean '--workers'?\n");
     }
 
+    @Test
+    void aMissingAppIsNamedAsUvicornNamesIt() {
+        Result result = run(Map.of(), "--port", "0");
+
+        assertThat(result.exitCode()).as(result.stderr()).isEqualTo(2);
+        assertThat(result.stderr()).isEqualTo("Usage: apx [OPTIONS] APP\nTry 'apx --help' for help.\n\nError: Missing argument 'APP'.\n");
+    }
+
     @ParameterizedTest(name = "{0}")
     @ValueSource(strings = {
             "--workers -1|--workers must be 0 or more, got -1",
