@@ -1,4 +1,4 @@
-"""apx: an ASGI server whose network layer is Java (Netty) and which runs the app in an embedded CPython.
+"""apx: an ASGI and WSGI server whose network layer is Java (Netty) and which runs the app in an embedded CPython.
 
     apx main:app --port 8000          # the console script (or python -m apx), Uvicorn's flags
     apx.run("main:app", port=8000)    # from Python, uvicorn.run's keywords

@@ -37,7 +37,7 @@ public final class ApxServer implements AutoCloseable {
         int code;
         try {
             code = PlatformThreads.call("apx-server-start", server::start);
-        } catch (PythonSetupException e) {
+        } catch (PythonSetupException | dev.apx.host.AppNotFound e) {
             throw new ApxException(e.getMessage(), e);
         } catch (PythonException e) {
             throw new ApxException("cannot load the app: " + e.getMessage() + "\n" + e.pythonTraceback(), e);

@@ -74,6 +74,8 @@ public final class PythonRuntime {
             hosted = HostedApp.load(interpreter, spec);
         } catch (PythonException e) {
             throw new ApxException("cannot load app '" + spec.app() + "': " + e.getMessage() + "\n" + e.pythonTraceback(), e);
+        } catch (dev.apx.host.AppNotFound e) {
+            throw new ApxException("cannot load app '" + spec.app() + "': " + e.getMessage(), e);
         } catch (dev.apx.python.PythonSetupException e) {
             throw new ApxException(e.getMessage(), e);
         }

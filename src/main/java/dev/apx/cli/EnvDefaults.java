@@ -15,12 +15,12 @@ final class EnvDefaults implements CommandLine.IDefaultValueProvider {
 
     @Override
     public String defaultValue(CommandLine.Model.ArgSpec argument) {
-        String name;
-        if (argument instanceof CommandLine.Model.OptionSpec option) {
-            name = option.longestName().replaceFirst("^-+", "");
-        } else {
-            name = "app";
-        }
-        return env.get("APX_" + name.replace('-', '_').toUpperCase(Locale.ROOT));
+        return env.get(variable(argument));
+    }
+
+    /** {@code APX_PORT} for {@code --port}, {@code APX_APP} for APP. */
+    static String variable(CommandLine.Model.ArgSpec argument) {
+        String name = argument instanceof CommandLine.Model.OptionSpec option ? option.longestName().replaceFirst("^-+", "") : "app";
+        return "APX_" + name.replace('-', '_').toUpperCase(Locale.ROOT);
     }
 }

@@ -12,16 +12,17 @@ final class MetricsOptions {
     static final String WORKER_ID_ENV = "APX_WORKER_ID";
 
     @Option(names = "--metrics", negatable = true, defaultValue = "false", fallbackValue = "true",
-            description = "Serve Prometheus metrics (HTTP, WebSockets, the bridge, Python's GIL/loop/GC, the JVM) at "
-                    + "http://METRICS-HOST:METRICS-PORT/metrics, apart from the app's port. Default: off.")
+            description = {"Serve Prometheus metrics.",
+                    "HTTP, WebSocket, bridge, Python GIL, loop and GC, and JVM series, on --metrics-host:--metrics-port, "
+                    + "apart from the app's port (docs/metrics.md)."})
     boolean enabled;
 
     @Option(names = "--metrics-host", defaultValue = "127.0.0.1", paramLabel = "HOST",
-            description = "Bind the metrics endpoint to this host. Default: ${DEFAULT-VALUE}.")
+            description = "Metrics endpoint's host.")
     String host;
 
     @Option(names = "--metrics-port", defaultValue = "9090", paramLabel = "PORT",
-            description = "Bind the metrics endpoint to this port (0: any free port). Default: ${DEFAULT-VALUE}.")
+            description = "Metrics endpoint's port (0: any free).")
     int port;
 
     /**

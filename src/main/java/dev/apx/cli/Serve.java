@@ -5,6 +5,7 @@ import dev.apx.asgi.lifespan.Lifespan;
 import dev.apx.bridge.Bridge;
 import dev.apx.bridge.BridgeConfig;
 import dev.apx.bridge.StartMode;
+import dev.apx.host.AppNotFound;
 import dev.apx.host.AppSpec;
 import dev.apx.host.HostedApp;
 import dev.apx.host.Interface;
@@ -174,14 +175,15 @@ final class Serve {
         } catch (InterruptedException e) {
             return 1;
         } catch (BindFailed e) {
-            return 1;
+            shutDownAfterFailedBind(more); // as Uvicorn: the app's startup ran, so its shutdown runs
+            return 3;
         }
         server = served.server();
         if (metrics != null) {
             metrics.watch(server);
         }
         // the idle warm-up waits for every runtime: on a small machine it would take the CPU their imports need
-        // (4 runtimes on 2 cores: the last served 0.9-1.1 s after the first with it, 0.55 s without; docs/interpreters.md)
+        // (docs/interpreters.md)
         allServing = join(more).thenRun(() -> startIdleWarmup(served));
         if (options.reload && options.workerLink != null && options.ioMode != IoMode.LOOP) {
             spares = new SpareRuntimes(install, spec.env(), userDirs());
@@ -355,6 +357,10 @@ final class Serve {
             case Lifespan.StartupFailed e -> {
                 Log.error(e.getMessage());
                 Log.error("Application startup failed. Exiting.");
+                return 3;
+            }
+            case AppNotFound e -> {
+                System.err.println("apx: error: cannot load app '" + options.app + "': " + e.getMessage());
                 return 3;
             }
             case PythonException e -> {
@@ -590,6 +596,31 @@ final class Serve {
         return new Served(server, Runnable::run, idleWarmup); // no loop to block: answer health checks at once
     }
 
+    /** Lifespan shutdown of every runtime whose startup ran, before the process ends on a failed bind. */
+    private void shutDownAfterFailedBind(List<CompletableFuture<HostedApp>> more) {
+        try {
+            hosted.getFirst().shutdown();
+            Runtimes.settle(more, CANCELLED_GRACE);
+            for (CompletableFuture<HostedApp> runtime : more) {
+                if (runtime.isDone() && !runtime.isCompletedExceptionally()) {
+                    runtime.join().shutdown();
+                }
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /** The OS's words for a failed bind ("Address already in use"), without Netty's wrapping. */
+    static String bindError(Throwable failure) {
+        Throwable cause = failure;
+        while (cause.getCause() != null && cause.getCause() != cause) {
+            cause = cause.getCause();
+        }
+        String message = cause.getMessage() == null ? cause.getClass().getSimpleName() : cause.getMessage();
+        return message.replaceFirst("^\\w+\\(\\.\\.\\) failed(?: with error\\(-?\\d+\\))?: ", "");
+    }
+
     /** Binds {@code config}'s address, or serves on the socket the supervisor or {@code --fd} hands over. */
     private Server bind(ServerConfig config, List<AppInstance> apps, WebSocketConfig wsConfig, IoHost host) throws BindFailed {
         WorkerLink link = options.workerLink;
@@ -598,7 +629,7 @@ final class Serve {
             return Server.start(config, apps, wsConfig, host, inherited, metrics != null ? metrics.http() : HttpObserver.NONE);
         } catch (RuntimeException e) {
             String where = options.fd != null ? "--fd " + options.fd : config.uds() != null ? config.uds().toString() : config.host() + ":" + config.port();
-            Log.error("cannot " + (link != null ? "serve on the supervisor's socket" : "bind " + where) + ": " + e.getMessage());
+            Log.error("cannot " + (link != null ? "serve on the supervisor's socket" : "bind " + where) + ": " + bindError(e));
             throw new BindFailed();
         }
     }

@@ -13,38 +13,41 @@ final class WebSocketOptions {
     private static final List<String> KINDS = List.of("auto", "none", "websockets", "websockets-sansio", "wsproto");
 
     @Option(names = "--ws", defaultValue = "auto", paramLabel = "[auto|none|websockets|websockets-sansio|wsproto]",
-            description = "WebSocket support; 'none' turns it off (upgrade requests reach the app as plain HTTP). Default: ${DEFAULT-VALUE}.")
+            description = "WebSocket support (none: off).")
     String ws;
 
     @Option(names = "--ws-max-size", defaultValue = "16777216", paramLabel = "BYTES",
-            description = "Close with 1009 on a message larger than this. Default: ${DEFAULT-VALUE}.")
+            description = {"Largest message, in bytes.",
+                    "A larger one closes the WebSocket with 1009."})
     int maxSize;
 
     @Option(names = "--ws-ping-interval", defaultValue = "20.0", paramLabel = "SECONDS",
-            description = "Ping each WebSocket this often (0: never). Default: ${DEFAULT-VALUE}.")
+            description = "Seconds between pings (0: none).")
     double pingInterval;
 
     @Option(names = "--ws-ping-timeout", defaultValue = "20.0", paramLabel = "SECONDS",
-            description = "Close with 1011 when a ping gets no pong within this (0: wait forever). Default: ${DEFAULT-VALUE}.")
+            description = {"Pong deadline (0: none).",
+                    "A WebSocket whose pong is later closes with 1011."})
     double pingTimeout;
 
     @Option(names = "--ws-per-message-deflate", arity = "0..1", defaultValue = "true", fallbackValue = "true", paramLabel = "BOOLEAN",
-            description = "Compress messages (permessage-deflate) when the client offers it. Default: ${DEFAULT-VALUE}.")
+            description = "Compress messages (permessage-deflate).")
     boolean perMessageDeflate;
 
     @Option(names = "--ws-max-queue", defaultValue = "32", paramLabel = "N",
-            description = "Received messages that may wait for the app before apx stops reading the socket. Default: ${DEFAULT-VALUE}.")
+            description = {"Messages that may await the app.",
+                    "Beyond it apx stops reading the socket until the app catches up."})
     int maxQueue;
 
     WebSocketConfig config() {
         if (!KINDS.contains(ws)) {
-            throw new IllegalArgumentException("invalid value for --ws: '" + ws + "' (choose from " + KINDS + ")");
+            throw new BadFlag("invalid value for --ws: '" + ws + "' (choose from " + KINDS + ")");
         }
         if (maxQueue <= 0) {
-            throw new IllegalArgumentException("--ws-max-queue must be at least 1, got " + maxQueue);
+            throw new BadFlag("--ws-max-queue must be at least 1, got " + maxQueue);
         }
         if (maxSize <= 0) {
-            throw new IllegalArgumentException("--ws-max-size must be a positive number of bytes, got " + maxSize);
+            throw new BadFlag("--ws-max-size must be a positive number of bytes, got " + maxSize);
         }
         return new WebSocketConfig(!ws.equals("none"), maxSize, seconds("--ws-ping-interval", pingInterval),
                 seconds("--ws-ping-timeout", pingTimeout), perMessageDeflate, maxQueue);
@@ -52,7 +55,7 @@ final class WebSocketOptions {
 
     private static Duration seconds(String option, double value) {
         if (!(value >= 0) || value > 1e9) {
-            throw new IllegalArgumentException(option + " must be a number of seconds >= 0, got " + value);
+            throw new BadFlag(option + " must be a number of seconds >= 0, got " + value);
         }
         return Duration.ofNanos((long) (value * 1e9));
     }

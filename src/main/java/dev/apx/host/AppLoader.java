@@ -1,7 +1,9 @@
 package dev.apx.host;
 
+import dev.apx.python.Gil;
 import dev.apx.python.Interpreter;
 import dev.apx.python.PyRef;
+import dev.apx.python.PythonException;
 import dev.apx.python.PythonSetupException;
 
 import java.nio.file.Path;
@@ -25,15 +27,16 @@ public final class AppLoader {
             try (PyRef sys = gil.importModule("sys"); PyRef path = sys.getAttr(gil, "path")) {
                 path.callMethod(gil, "insert", 0, appDir.toAbsolutePath().normalize().toString()).close();
             }
-            try (PyRef module = gil.importModule(app.substring(0, colon));
-                 PyRef target = attribute(gil, module, app.substring(colon + 1));
+            String moduleName = app.substring(0, colon);
+            try (PyRef module = importApp(gil, moduleName, appDir);
+                 PyRef target = attribute(gil, module, moduleName, app.substring(colon + 1));
                  PyRef builtins = gil.importModule("builtins");
                  PyRef callable = builtins.getAttr(gil, "callable")) {
                 PyRef result = factory ? target.call(gil) : target.newRef(gil);
                 try (PyRef check = callable.call(gil, result)) {
                     if (!check.isTrue(gil)) {
                         result.close();
-                        throw new PythonSetupException(app + " is not callable: an ASGI app is a callable (scope, receive, send)");
+                        throw new PythonSetupException(app + " is not callable: an ASGI app takes (scope, receive, send), a WSGI app (environ, start_response)");
                     }
                 }
                 return result;
@@ -41,12 +44,43 @@ public final class AppLoader {
         });
     }
 
-    private static PyRef attribute(dev.apx.python.Gil gil, PyRef module, String dotted) {
+    /** The module; {@link AppNotFound} when it (or a package above it) does not exist, not when its own import fails. */
+    private static PyRef importApp(Gil gil, String moduleName, Path appDir) {
+        try {
+            return gil.importModule(moduleName);
+        } catch (PythonException e) {
+            String missing = e.pythonType().equals("ModuleNotFoundError") ? missingModule(gil, e) : null;
+            if (missing != null && (moduleName.equals(missing) || moduleName.startsWith(missing + "."))) {
+                throw new AppNotFound("no module named '" + missing + "' in " + appDir.toAbsolutePath().normalize()
+                        + " or on the Python's sys.path");
+            }
+            throw e; // the app's own import raised: its traceback tells where
+        }
+    }
+
+    private static String missingModule(Gil gil, PythonException e) {
+        try (PyRef name = e.exception().getAttr(gil, "name")) {
+            return name.isNone(gil) ? null : name.str(gil);
+        } catch (PythonException unreadable) {
+            return null;
+        }
+    }
+
+    private static PyRef attribute(Gil gil, PyRef module, String moduleName, String dotted) {
         PyRef current = module.newRef(gil);
+        String owner = "module '" + moduleName + "'";
+        StringBuilder walked = new StringBuilder(moduleName).append(':');
         for (String part : dotted.split("\\.")) {
             try (PyRef previous = current) {
                 current = previous.getAttr(gil, part);
+            } catch (PythonException e) {
+                if (!e.pythonType().equals("AttributeError")) {
+                    throw e; // a module __getattr__ or a property raised something else: its traceback tells what
+                }
+                throw new AppNotFound("attribute '" + part + "' not found in " + owner);
             }
+            walked.append(walked.charAt(walked.length() - 1) == ':' ? "" : ".").append(part);
+            owner = "'" + walked + "'";
         }
         return current;
     }

@@ -105,8 +105,11 @@ public record PythonInstall(
             throw new PythonSetupException(where + " was built without --enable-shared, so it has no libpython to embed;"
                     + " use a shared build (pyenv: PYTHON_CONFIGURE_OPTS=--enable-shared pyenv install " + version + ")");
         }
-        Path library = findLibrary(facts).orElseThrow(() -> new PythonSetupException(where
-                + " says it is a shared build but its library " + facts.get("ldlibrary") + " is not in " + facts.get("libdir")));
+        // distributions ship libpython apart from the interpreter (Debian's libpython3.X, Fedora's python3-libs)
+        String soname = facts.getOrDefault("instsoname", "").contains(".so") ? facts.get("instsoname") : facts.get("ldlibrary");
+        Path library = findLibrary(facts).orElseThrow(() -> new PythonSetupException(where + " has no " + soname + " in "
+                + facts.get("libdir") + " to embed; install it: apt-get install libpython3." + minor
+                + " (Debian, Ubuntu) or dnf install python3-libs (Fedora)"));
         String reported = facts.getOrDefault("executable", "");
         Path exe = reported.isEmpty() ? executable.toAbsolutePath() : Path.of(reported);
         return new PythonInstall(exe, version, library, sysPath, facts.getOrDefault("prefix", ""));

@@ -7,7 +7,6 @@ import io.netty.channel.unix.DomainSocketAddress;
 import io.netty.channel.unix.Socket;
 
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -41,7 +40,9 @@ final class ListenSocket implements AutoCloseable {
             String shown = host.contains(":") ? "[" + host + "]" : host;
             return new ListenSocket(socket, null, "http://" + shown + ":" + socket.localAddress().getPort());
         } catch (IOException e) {
-            throw new UncheckedIOException("cannot bind " + (uds != null ? uds : host + ":" + port) + ": " + e.getMessage(), e);
+            // the OS's words ("Address already in use"), without Netty's "bind(..) failed with error(-98): "
+            String reason = String.valueOf(e.getMessage()).replaceFirst("^\\w+\\(\\.\\.\\) failed(?: with error\\(-?\\d+\\))?: ", "");
+            throw new CannotBind("cannot bind " + (uds != null ? uds : host + ":" + port) + ": " + reason, e);
         }
     }
 

@@ -70,7 +70,7 @@ class LimitsIT {
         Process process = start("--limit-request-fields", "0", "--lifespan", "off", "counted:app");
         assertThat(process.waitFor(60, TimeUnit.SECONDS)).isTrue();
 
-        assertThat(process.exitValue()).isEqualTo(1);
+        assertThat(process.exitValue()).as("a bad flag value").isEqualTo(2);
         assertThat(Files.readString(tmp.resolve("stderr.txt")).lines().filter(l -> l.startsWith("apx: error: ")).toList())
                 .containsExactly("apx: error: --limit-request-fields must be at least 1, got 0");
     }

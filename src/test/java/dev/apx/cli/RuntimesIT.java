@@ -174,7 +174,7 @@ class RuntimesIT {
     @Test
     void moreInterpretersThanNamespacesIsRefusedInOneLine() throws Exception {
         Finished finished = run("--interpreters", "17", "apxtest.runtimes_app:app");
-        assertThat(finished.exitCode()).isEqualTo(1);
+        assertThat(finished.exitCode()).as("a bad flag value").isEqualTo(2);
         assertThat(finished.output().strip()).isEqualTo("apx: error: --interpreters must be 1 to 16 (glibc has 16 link-map namespaces), got 17");
     }
 

@@ -182,7 +182,7 @@ class WarmupIT {
                 .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null"))).redirectErrorStream(true).start();
         String output = new String(process.getInputStream().readAllBytes());
         assertThat(process.waitFor(60, TimeUnit.SECONDS)).isTrue();
-        assertThat(process.exitValue()).isEqualTo(1);
+        assertThat(process.exitValue()).as("a bad flag value").isEqualTo(2);
         assertThat(output).contains("apx: error: --warmup must be 0 or more requests, got -1");
     }
 

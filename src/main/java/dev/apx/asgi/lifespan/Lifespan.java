@@ -41,6 +41,7 @@ public final class Lifespan {
     private boolean receivedStartup;
     private boolean shutdownRequested;
     private volatile boolean running;
+    private volatile boolean toldFailure; // the app sent lifespan.startup.failed or lifespan.shutdown.failed
 
     public Lifespan(Bridge bridge, PyRef app, PyRef state, Mode mode) {
         this.bridge = bridge;
@@ -128,9 +129,15 @@ public final class Lifespan {
         String reason = text instanceof String s && !s.isEmpty() ? s : null;
         switch (type) {
             case "lifespan.startup.complete" -> startup.complete(null);
-            case "lifespan.startup.failed" -> startup.complete(reason == null ? "Application startup failed." : reason);
+            case "lifespan.startup.failed" -> {
+                toldFailure = true;
+                startup.complete(reason == null ? "Application startup failed." : reason);
+            }
             case "lifespan.shutdown.complete" -> shutdown.complete(null);
-            case "lifespan.shutdown.failed" -> shutdown.complete(reason == null ? "Application shutdown failed." : reason);
+            case "lifespan.shutdown.failed" -> {
+                toldFailure = true;
+                shutdown.complete(reason == null ? "Application shutdown failed." : reason);
+            }
             default -> {
                 return "Unexpected ASGI lifespan message '" + type + "'.";
             }
@@ -144,7 +151,7 @@ public final class Lifespan {
             if (!startup.isDone() && mode == Mode.AUTO) {
                 Log.info("ASGI 'lifespan' protocol appears unsupported.");
                 startup.complete(null);
-            } else if (!startup.isDone() || !shutdown.isDone()) {
+            } else if (!toldFailure && (!startup.isDone() || !shutdown.isDone())) { // as Uvicorn: a told failure is logged once
                 Log.error("Exception in 'lifespan' protocol\n" + error.pythonTraceback().stripTrailing());
                 startup.complete(error.pythonType() + ": " + error.pythonMessage());
             }
