@@ -137,6 +137,10 @@ public final class Main implements Callable<Integer> {
             description = "Close a connection whose request head is not complete after this long. Default: ${DEFAULT-VALUE}.")
     int timeoutRequestHeader;
 
+    @Option(names = "--timeout-request-body", paramLabel = "SECONDS", defaultValue = "60",
+            description = "408 and close when a request body the server waits for brings no byte for this long. Default: ${DEFAULT-VALUE}.")
+    int timeoutRequestBody;
+
     @Option(names = "--timeout-write", paramLabel = "SECONDS", defaultValue = "60",
             description = "Close a connection whose client has read nothing of a waiting response for this long. Default: ${DEFAULT-VALUE}.")
     int timeoutWrite;
@@ -430,7 +434,7 @@ public final class Main implements Callable<Integer> {
             throw new IllegalArgumentException("--limit-request-line, --limit-request-headers and --backlog must be at least 1");
         }
         Limits limits = new Limits(limitRequestFields, limitRequestFieldSize, limitMaxBody == null ? 0 : limitMaxBody,
-                timeoutRequestHeader, timeoutWrite, maxRequests());
+                timeoutRequestHeader, timeoutRequestBody, timeoutWrite, maxRequests());
         // a worker serves on the supervisor's socket, and --fd on its own: neither binds (nor deletes) a path
         Path bindUds = workerLink != null || fd != null ? null : uds;
         return new ServerConfig(host, port, bindUds, backlog, timeoutKeepAlive, limitConcurrency == null ? 0 : limitConcurrency,

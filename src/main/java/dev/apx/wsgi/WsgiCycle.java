@@ -132,6 +132,7 @@ final class WsgiCycle implements Exchange {
                 return take(size);
             }
         }
+        response.bodyWanted(); // a 100 Continue the client may be waiting for
         gil.allowThreads(this::awaitBody);
         synchronized (this) {
             return take(size);

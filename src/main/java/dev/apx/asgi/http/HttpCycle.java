@@ -39,6 +39,7 @@ final class HttpCycle implements Exchange {
     private boolean lastDelivered;
     private boolean paused;
     private boolean disconnected;
+    private boolean bodyWanted; // the connection was told the app waits for the body (Expect: 100-continue)
     private Phase phase = Phase.START;
     private boolean trailersExpected;
     private long owed = -1; // body bytes the app's content-length still promises; -1: no length to keep to
@@ -104,6 +105,10 @@ final class HttpCycle implements Exchange {
         }
         if (pendingReceive.isSet()) {
             return "receive() called again while a previous call is waiting";
+        }
+        if (!bodyWanted) {
+            bodyWanted = true;
+            response.bodyWanted();
         }
         return pendingReceive.create(gil);
     }
