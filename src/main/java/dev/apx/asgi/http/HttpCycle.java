@@ -39,7 +39,7 @@ final class HttpCycle implements Exchange {
     private boolean lastDelivered;
     private boolean paused;
     private boolean disconnected;
-    private boolean bodyWanted; // the connection was told the app waits for the body (Expect: 100-continue)
+    private boolean bodyWanted; // the connection was told the app asked for the body (Expect: 100-continue)
     private Phase phase = Phase.START;
     private boolean trailersExpected;
     private long owed = -1; // body bytes the app's content-length still promises; -1: no length to keep to
@@ -100,15 +100,15 @@ final class HttpCycle implements Exchange {
         if (disconnected || phase == Phase.DONE) {
             return null; // http.disconnect, as Uvicorn: once the response is complete the cycle is over
         }
+        if (!bodyWanted) { // Uvicorn sends a 100 Continue owed at the first receive(), body already there or not
+            bodyWanted = true;
+            response.bodyWanted();
+        }
         if (!body.isEmpty() || bodyComplete && !lastDelivered) {
             return nextBodyMessage();
         }
         if (pendingReceive.isSet()) {
             return "receive() called again while a previous call is waiting";
-        }
-        if (!bodyWanted) {
-            bodyWanted = true;
-            response.bodyWanted();
         }
         return pendingReceive.create(gil);
     }

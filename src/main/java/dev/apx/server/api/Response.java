@@ -46,7 +46,7 @@ public interface Response {
     boolean isWritable();
 
     /**
-     * The app asked for request body that has not come (its first {@code receive()} or read of it):
+     * The app asked for the request body (its first {@code receive()}, a read of {@code wsgi.input}):
      * a client that sent {@code Expect: 100-continue} gets its 100 now, as Uvicorn sends it.
      */
     default void bodyWanted() {
