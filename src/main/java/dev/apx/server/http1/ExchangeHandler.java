@@ -46,6 +46,8 @@ import java.util.concurrent.TimeUnit;
  */
 public final class ExchangeHandler extends ChannelInboundHandlerAdapter {
     private static final int MAX_QUEUED = 64;
+    /** How long a request in flight at the client's FIN has to answer before its app hears http.disconnect. */
+    static final long HALF_CLOSE_GRACE_MILLIS = 1000;
 
     private final ServerState state;
     private final ArrayDeque<Object> queued = new ArrayDeque<>();
@@ -242,13 +244,28 @@ public final class ExchangeHandler extends ChannelInboundHandlerAdapter {
     }
 
     /**
-     * After the client's FIN: once every request it sent before has been answered (or cannot be
-     * complete, its body cut short), the connection closes.
+     * After the client's FIN: every request it sent before is answered if its app answers within
+     * {@link #HALF_CLOSE_GRACE_MILLIS} (a FIN is also how a client that left closes, and an app must
+     * then hear of it: its request is not kept waiting for a reader that may be gone); the
+     * connection closes once none is left, or at once when a body was cut short by the FIN.
      */
     private void closeIfInputDone() {
-        if (inputClosed && !closing && queued.isEmpty() && (current == null || !bodyDone)) {
+        if (!inputClosed || closing) {
+            return;
+        }
+        if (queued.isEmpty() && (current == null || !bodyDone)) {
             closing = true;
             ctx.close();
+            return;
+        }
+        if (current != null) {
+            Exchange answering = current;
+            ctx.executor().schedule(() -> {
+                if (current == answering && !closing) {
+                    closing = true;
+                    ctx.close(); // the app hears http.disconnect
+                }
+            }, HALF_CLOSE_GRACE_MILLIS, TimeUnit.MILLISECONDS);
         }
     }
 
@@ -261,10 +278,11 @@ public final class ExchangeHandler extends ChannelInboundHandlerAdapter {
 
     /**
      * The app asked for the body of a request that sent {@code Expect: 100-continue} (event loop):
-     * the client gets its 100 now, unless the app answered first or the request is no longer current.
+     * the client gets its 100 now, unless the request is no longer current.
      */
     void continueWanted(NettyResponse response) {
-        if (response == currentResponse && !closing && response.sendContinue()) {
+        if (response == currentResponse && !closing) {
+            response.sendContinue();
             lastRead = System.nanoTime();
         }
     }

@@ -397,9 +397,20 @@ final class NettyResponse implements Response {
         return channel.isWritable();
     }
 
+    /**
+     * Decided here, on the app's side and before its response can start: the 100 goes out ahead of
+     * any write of the response (Netty keeps the order of what one thread hands the loop), and a
+     * response started later keeps its connection.
+     */
     @Override
     public void bodyWanted() {
-        if (awaitingContinue) {
+        if (!awaitingContinue || phase.get() != NEW) {
+            return;
+        }
+        awaitingContinue = false;
+        if (channel.eventLoop().inEventLoop()) {
+            handler.continueWanted(this);
+        } else {
             channel.eventLoop().execute(() -> handler.continueWanted(this));
         }
     }
@@ -408,17 +419,9 @@ final class NettyResponse implements Response {
         return awaitingContinue;
     }
 
-    /**
-     * Writes the 100 Continue (event loop) if it is still owed and the app's response has not
-     * started (its head may not follow a final one); true when it went out.
-     */
-    boolean sendContinue() {
-        if (!awaitingContinue || phase.get() != NEW) {
-            return false;
-        }
-        awaitingContinue = false;
+    /** Writes the 100 Continue (event loop). */
+    void sendContinue() {
         channel.writeAndFlush(new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.CONTINUE));
-        return true;
     }
 
     @Override
