@@ -25,15 +25,31 @@ apx_pick_jdk() {
 apx_pick_jdk
 # Maven's own Guava calls sun.misc.Unsafe, which JDK 24+ warns about on every run.
 export MAVEN_OPTS="${MAVEN_OPTS:-} --sun-misc-unsafe-memory-access=allow"
+# The jar an AOT cache was trained with, which bin/apx-aot writes to apx.aot.jar beside the cache. A cache
+# used with another jar (an install moved or copied) gives its classes that jar's location: none when it
+# is gone, or the other copy's, whose Python helpers apx would then load.
+# apx_aot_trained_for JAR: prints the jar the cache beside JAR was trained with when that is not JAR
+# (or "an unknown jar" without the record); prints nothing when they match.
+apx_aot_trained_for() { # JAR
+  local jar trained
+  jar=$(readlink -f "$1")
+  trained=$(cat "$(dirname "$jar")/apx.aot.jar" 2>/dev/null || true)
+  [ "$trained" = "$jar" ] || echo "${trained:-an unknown jar}"
+}
 # The JVM options of every launcher, in APX_JAVA_ARGS: bin/jvm.options, the AOT cache beside JAR
-# when there is one not older than JAR (skipped with a second argument "train": a training run
-# writes one), a second C2 thread below 4 CPUs, then $APX_JAVA_OPTS. A collector chosen in
+# when there is one not older than JAR and trained with it (skipped with a second argument "train": a
+# training run writes one), a second C2 thread below 4 CPUs, then $APX_JAVA_OPTS. A collector chosen in
 # APX_JAVA_OPTS replaces the default one.
 apx_java_args() { # JAR [train]
-  local jar=$1 cache user=() aot=() rest=() out options
+  local jar=$1 cache user=() aot=() rest=() out options other
   cache="$(dirname "$jar")/apx.aot"
   options="@$(dirname "${BASH_SOURCE[0]}")/jvm.options"
+  other=""
   if [ -z "${2:-}" ] && [ -f "$cache" ] && [ ! "$cache" -ot "$jar" ]; then
+    other=$(apx_aot_trained_for "$jar")
+    [ -z "$other" ] || echo "apx: ignoring the AOT cache $cache: it was trained with $other, not this jar (bin/apx-aot trains one for it)" >&2
+  fi
+  if [ -z "${2:-}" ] && [ -f "$cache" ] && [ ! "$cache" -ot "$jar" ] && [ -z "$other" ]; then
     # The JVM checks the cache against the jar and the options; a mismatch only costs the speed-up.
     aot=("-XX:AOTCache=$cache" "-Xlog:aot=off")
     # With the cache's profiles (JEP 515), a method whose training run ended below C2 waits at C1's

@@ -2,8 +2,9 @@
 
 JVM options, as bin/jdk.sh's apx_java_args: the java @argfile jvm.options beside the jar
 (bin/jvm.options, the one file every launcher passes), then -XX:AOTCache=apx.aot -Xlog:aot=off
--XX:Tier2ProfileDelayFactor=1 when an AOT cache beside the jar is not older than it (the wheel
-ships none, see docs/pip.md) and the JVM accepts it with the user's options, then -XX:CICompilerCount=3
+-XX:Tier2ProfileDelayFactor=1 when an AOT cache beside the jar is not older than it, was
+trained with this jar (apx.aot.jar names it, as bin/apx-aot writes it; the wheel ships no cache, see
+docs/pip.md) and the JVM accepts it with the user's options, then -XX:CICompilerCount=3
 below 4 CPUs, then -XX:-UseSerialGC when $APX_JAVA_OPTS selects a collector (the JVM refuses two), then
 $APX_JAVA_OPTS.
 The embedded Python is the one this launcher runs on: APX_PYTHON is set to sys.executable unless
@@ -20,6 +21,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 JAR = os.path.join(HERE, "apx.jar")
 JVM_OPTIONS = os.path.join(HERE, "jvm.options")
 AOT_CACHE = os.path.join(HERE, "apx.aot")
+AOT_TRAINED_FOR = AOT_CACHE + ".jar"
 
 
 class JarMissing(Exception):
@@ -45,6 +47,11 @@ def jvm_options(java, environ):
         fresh = os.path.getmtime(AOT_CACHE) >= os.path.getmtime(JAR)
     except OSError:
         fresh = False  # no cache
+    if fresh and _trained_for() != os.path.realpath(JAR):
+        # a cache used with another jar gives apx's classes that jar's location (none once it is gone)
+        sys.stderr.write("apx: ignoring the AOT cache %s: it was trained with %s, not this jar (bin/apx-aot trains one for it)\n"
+                         % (AOT_CACHE, _trained_for() or "an unknown jar"))
+        fresh = False
     # the cache's profiles wait less at tier 2, as in bin/jdk.sh
     aot = ["-XX:AOTCache=" + AOT_CACHE, "-Xlog:aot=off", "-XX:+UnlockDiagnosticVMOptions", "-XX:Tier2ProfileDelayFactor=1"] if fresh else []
     if aot and user and _refuses_cache(java, base + aot + rest):
@@ -52,6 +59,14 @@ def jvm_options(java, environ):
                          "starting without it\n" % environ.get("APX_JAVA_OPTS"))
         aot = []
     return base + aot + rest
+
+
+def _trained_for():
+    try:
+        with open(AOT_TRAINED_FOR, encoding="utf-8") as record:
+            return record.read().strip()
+    except OSError:
+        return ""
 
 
 def _cpus():

@@ -17,7 +17,7 @@ import h2.errors
 import h2.events
 import h2.settings
 import hpack
-from hyperframe.frame import ContinuationFrame, HeadersFrame, PingFrame, RstStreamFrame, SettingsFrame
+from hyperframe.frame import ContinuationFrame, HeadersFrame, PingFrame, RstStreamFrame, SettingsFrame, WindowUpdateFrame
 
 PORT = int(sys.argv[1])
 PREFACE = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"
@@ -275,6 +275,19 @@ def settings():
 # ---- attacks
 
 
+def invalid_paths():
+    """:path values HTTP/1.1 refuses in its request line get the same 400, and never reach the app."""
+    client = Client()
+    client.h2.config.validate_outbound_headers = False  # h2 would not send them
+    client.h2.config.normalize_outbound_headers = False
+    statuses = []
+    for path in (b"echo", b"/echo?q=a b", "/café".encode(), b"/a\tb", b"/echo#frag"):
+        statuses.append(client.response(client.request("GET", path))["status"])
+    check(statuses == ["400"] * 5, "statuses %r" % statuses)
+    check(client.get("/events")["status"] == "200", "a valid :path on the same connection")
+    client.close()
+
+
 def rapid_reset():
     """CVE-2023-44487: streams opened and reset at once, thousands of them."""
     client = Client()
@@ -291,6 +304,30 @@ def rapid_reset():
     except OSError:
         pass  # closed on us mid-flood: refused
     closed_or_goaway(client)
+    client.close()
+
+
+def made_you_reset():
+    """CVE-2025-55163 ("MadeYouReset"): frames that make the server reset stream after stream (here
+    WINDOW_UPDATE with a zero increment on an open stream), a thousand of them: the server closes."""
+    client = Client()
+    encoder = hpack.Encoder()
+    frames = bytearray()
+    for i in range(1000):
+        stream = 1 + 2 * i
+        block = encoder.encode([(":method", "POST"), (":path", "/upload"), (":scheme", "http"), (":authority", "x")])
+        frames += HeadersFrame(stream, data=block, flags=["END_HEADERS"]).serialize()
+        frames += WindowUpdateFrame(stream, window_increment=0).serialize()
+    try:
+        client.sock.sendall(bytes(frames))
+    except OSError:
+        pass  # closed on us mid-flood: refused
+    deadline = time.monotonic() + 30
+    try:
+        while client.sock.recv(65536):  # the raw frames bypassed h2's state: read to the server's close
+            check(time.monotonic() < deadline, "the server kept the connection open")
+    except ConnectionResetError:
+        pass
     client.close()
 
 

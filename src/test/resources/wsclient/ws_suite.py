@@ -1,6 +1,7 @@
 """The WebSocket checks, run against one server serving apxtest.ws_apps (or ws_frameworks).
 
     python ws_suite.py HOST:PORT [CHECK...]    (no CHECK: all of CHECKS; the others by name)
+    python ws_suite.py HOST:PORT musts         (RFC 6455's MUSTs: each result against MUSTS, then "kept N of M")
 
 Prints one line per check: its name, a space, its result as JSON. Each check returns what a
 client observes (echoed data, close codes, HTTP status...) and, where the app saw something a
@@ -409,13 +410,169 @@ async def fastapi_invalid_path():
         return refused.response.status_code
 
 
+# ---- RFC 6455's MUSTs, frame by frame (the answer a conforming server gives is in MUSTS)
+
+async def raw_exchange(ident, data):
+    """Sends raw frames after the handshake; what comes back up to the close frame: (opcodes, close code or None)."""
+    reader, writer = await raw_connect("/echo?" + ident)
+    writer.write(data)
+    result = await read_until_close(reader)
+    writer.close()
+    return result
+
+
+def close_frame(payload):
+    return frame(8, payload)
+
+
+async def close_invalid_codes():
+    """7.4.1: 1004-1006 and 1015 are reserved, 0-999 and 1016-2999 unassigned, 5000+ out of range: a close with one fails (1002)."""
+    return [(await raw_exchange("close_invalid_codes", close_frame(struct.pack("!H", code))))[1]
+            for code in (0, 999, 1004, 1005, 1006, 1015, 1016, 2999, 5000, 65535)]
+
+
+async def close_valid_codes_echoed():
+    """5.5.1: the server answers a close with a close; with a valid code, that code."""
+    return [(await raw_exchange("close_valid_codes", close_frame(struct.pack("!H", code))))[1]
+            for code in (1000, 1001, 1002, 1003, 1007, 1011, 3000, 4999)]
+
+
+async def close_empty():
+    return await raw_exchange("close_empty", close_frame(b""))
+
+
+async def close_one_byte():
+    """5.5.1: a close body is empty or starts with a 2-byte code."""
+    return await raw_exchange("close_one_byte", close_frame(b"\x03"))
+
+
+async def close_reason_invalid_utf8():
+    """5.5.1, 8.1: the close reason is UTF-8; invalid bytes fail the connection with 1007."""
+    return await raw_exchange("close_reason_invalid_utf8", close_frame(struct.pack("!H", 1000) + b"\xff\xfe"))
+
+
+async def close_reason_utf8():
+    return await raw_exchange("close_reason_utf8", close_frame(struct.pack("!H", 1000) + "bye é".encode()))
+
+
+async def ping_too_long():
+    """5.5: a control frame's payload is at most 125 bytes."""
+    return await raw_exchange("ping_too_long", frame(9, b"p" * 126))
+
+
+async def ping_fragmented():
+    """5.5: control frames are never fragmented."""
+    return await raw_exchange("ping_fragmented", frame(9, b"p", fin=False))
+
+
+async def close_fragmented():
+    return await raw_exchange("close_fragmented", frame(8, struct.pack("!H", 1000), fin=False))
+
+
+async def pong_unsolicited():
+    """5.5.3: an unsolicited pong is ignored; the echo still works."""
+    reader, writer = await raw_connect("/echo?pong_unsolicited")
+    writer.write(frame(10, b"x") + frame(1, b"after pong"))
+    opcode, payload = await read_frame(reader)
+    writer.write(close_frame(struct.pack("!H", 1000)))
+    closing = await read_until_close(reader)
+    writer.close()
+    return [opcode, payload.decode(), closing[1]]
+
+
+async def text_inside_fragmented_message():
+    """5.4: a new data frame before the final fragment of the previous message is a protocol error."""
+    return await raw_exchange("text_inside_fragmented", frame(1, b"a", fin=False) + frame(1, b"b"))
+
+
+async def empty_fragments():
+    """5.4: fragments may be empty; the message is their concatenation."""
+    reader, writer = await raw_connect("/echo?empty_fragments")
+    writer.write(frame(1, b"", fin=False) + frame(0, b"ab", fin=False) + frame(0, b"", fin=False) + frame(0, b"c"))
+    opcode, payload = await read_frame(reader)
+    writer.close()
+    return [opcode, payload.decode()]
+
+
+async def utf8_split_across_fragments():
+    """8.1: the UTF-8 check is on the whole message: a code point may span two fragments."""
+    reader, writer = await raw_connect("/echo?utf8_split")
+    writer.write(frame(1, b"caf\xc3", fin=False) + frame(0, b"\xa9"))
+    opcode, payload = await read_frame(reader)
+    writer.close()
+    return [opcode, payload.decode()]
+
+
+async def utf8_invalid_forms():
+    """8.1: overlong forms, surrogates and code points above U+10FFFF are not UTF-8 (1007)."""
+    return [(await raw_exchange("utf8_invalid_forms", frame(1, data)))[1]
+            for data in (b"\xc0\x80", b"\xed\xa0\x80", b"\xf4\x90\x80\x80", b"\x80")]
+
+
+async def reserved_bits():
+    """5.2: RSV2 and RSV3 without an extension that defines them fail the connection."""
+    return [(await raw_exchange("reserved_bits", frame(1, b"hi", rsv=rsv)))[1] for rsv in (0x20, 0x10)]
+
+
+async def reserved_control_opcode():
+    """5.2: opcodes 0xB-0xF are reserved."""
+    return await raw_exchange("reserved_control_opcode", frame(0xB, b"?"))
+
+
+async def handshake_bad_key():
+    """4.2.1: Sec-WebSocket-Key must be base64 of 16 bytes; anything else gets 400."""
+    host, port = ADDRESS.rsplit(":", 1)
+    statuses = []
+    for key in ("abc", base64.b64encode(b"x" * 15).decode(), "!" * 24):
+        reader, writer = await asyncio.open_connection(host, int(port))
+        writer.write((f"GET /echo?bad_key HTTP/1.1\r\nHost: {ADDRESS}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+                      f"Sec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n\r\n").encode())
+        status = await reader.readuntil(b"\r\n")
+        statuses.append(int(status.split()[1]))
+        writer.close()
+    return statuses
+
+
+# What a server that keeps each MUST answers (as JSON, the way main() prints it); with the protocol-fault
+# checks above (RFC 6455 sections in their docstrings).
+MUSTS = {
+    "close_invalid_codes": [1002] * 10,
+    "close_valid_codes_echoed": [1000, 1001, 1002, 1003, 1007, 1011, 3000, 4999],
+    "close_empty": [[], 1005],
+    "close_one_byte": [[], 1002],
+    "close_reason_invalid_utf8": [[], 1007],
+    "close_reason_utf8": [[], 1000],
+    "ping_too_long": [[], 1002],
+    "ping_fragmented": [[], 1002],
+    "close_fragmented": [[], 1002],
+    "pong_unsolicited": [1, "after pong", 1000],
+    "text_inside_fragmented_message": [[], 1002],
+    "empty_fragments": [1, "abc"],
+    "utf8_split_across_fragments": [1, "café"],
+    "utf8_invalid_forms": [1007] * 4,
+    "reserved_bits": [1002, 1002],
+    "reserved_control_opcode": [[], 1002],
+    "handshake_bad_key": [400, 400, 400],
+    "invalid_utf8": [[], 1007],
+    "invalid_utf8_fragmented": [[], 1007],
+    "unmasked": [[], 1002],
+    "reserved_opcode": [[], 1002],
+    "rsv1_without_deflate": [[], 1002],
+    "orphan_continuation": [[], 1002],
+}
+MUST_CHECKS = [close_invalid_codes, close_valid_codes_echoed, close_empty, close_one_byte, close_reason_invalid_utf8,
+               close_reason_utf8, ping_too_long, ping_fragmented, close_fragmented, pong_unsolicited,
+               text_inside_fragmented_message, empty_fragments, utf8_split_across_fragments, utf8_invalid_forms,
+               reserved_bits, reserved_control_opcode, handshake_bad_key]
+
+
 FRAMEWORK_CHECKS = [starlette_echo, starlette_json, starlette_send_until_gone, starlette_not_found, fastapi_item,
                     fastapi_invalid_path]
 
 CHECKS = [echo_text, echo_bytes, one_mib, no_deflate, deflate, subprotocol, accept_headers, scope, server_close,
           client_close, tcp_drop, deny, deny_response, raise_before_accept, raise_after_accept, fragmented,
           fragmented_binary, invalid_utf8, invalid_utf8_fragmented, unmasked, reserved_opcode, rsv1_without_deflate,
-          orphan_continuation, max_size, max_size_fragmented, ping_timeout, pings_answered, send_until_gone]
+          orphan_continuation, max_size, max_size_fragmented, ping_timeout, pings_answered, send_until_gone, *MUST_CHECKS]
 # Asked for by name, against a server with the default (20 s) pings, since with 1 s pings a pong can
 # come late through no fault of the server: from a client busy with 1,000 connections, or queued
 # behind megabytes the slow reader has not taken yet.
@@ -423,13 +580,24 @@ LOADED_CHECKS = [concurrent, slow_reader]
 
 
 async def main(names):
+    musts = names == ["musts"]
+    if musts:
+        names = list(MUSTS)
     chosen = [c for c in CHECKS + LOADED_CHECKS + FRAMEWORK_CHECKS if c.__name__ in names] if names else CHECKS
+    kept = 0
     for check in chosen:
         try:
             result = await asyncio.wait_for(check(), 150)
         except Exception as error:  # reported, not raised: the test shows which check failed and how
             result = {"error": f"{type(error).__name__}: {error}"}
-        print(check.__name__, json.dumps(result, sort_keys=True), flush=True)
+        line = json.dumps(result, sort_keys=True)
+        if musts:
+            ok = line == json.dumps(MUSTS[check.__name__], sort_keys=True)
+            kept += ok
+            line += "" if ok else "   (RFC 6455: %s)" % json.dumps(MUSTS[check.__name__])
+        print(check.__name__, line, flush=True)
+    if musts:
+        print("kept %d of %d" % (kept, len(chosen)), flush=True)
 
 
 asyncio.run(main(sys.argv[2:]))

@@ -147,4 +147,15 @@ async def sleep(scope, receive, send):
     await respond(send, 200, b"slept")
 
 
-ROUTES = {"big": big, "endless": endless, "sleep": sleep}
+async def later(scope, receive, send):
+    """Echoes the body's size, asking for it only after the query string's seconds."""
+    await asyncio.sleep(float(scope["query_string"] or b"1"))
+    return await echo(scope, receive, send)
+
+
+async def ignore(scope, receive, send):
+    """Answers without asking for the body."""
+    await respond(send, 200, b"ignored")
+
+
+ROUTES = {"big": big, "endless": endless, "sleep": sleep, "later": later, "ignore": ignore}

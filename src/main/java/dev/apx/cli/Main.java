@@ -144,6 +144,11 @@ public final class Main implements Callable<Integer> {
                     "A connection whose request head is still incomplete after this long is closed."})
     int timeoutRequestHeader;
 
+    @Option(names = "--timeout-request-body", paramLabel = "SECONDS", defaultValue = "60",
+            description = {"Deadline between two bytes of a request body.",
+                    "When a request body the server waits for brings no byte for this long, the client gets a 408 and the connection is closed."})
+    int timeoutRequestBody;
+
     @Option(names = "--timeout-write", paramLabel = "SECONDS", defaultValue = "60",
             description = {"Close when a client stops reading.",
                     "A connection whose client has read nothing of a waiting response for this long is closed."})
@@ -490,7 +495,7 @@ public final class Main implements Callable<Integer> {
         Limits limits;
         try {
             limits = new Limits(limitRequestFields, limitRequestFieldSize, limitMaxBody == null ? 0 : limitMaxBody,
-                    timeoutRequestHeader, timeoutWrite, maxRequests());
+                    timeoutRequestHeader, timeoutRequestBody, timeoutWrite, maxRequests());
         } catch (IllegalArgumentException e) {
             throw new BadFlag(e.getMessage()); // it names the flag
         }

@@ -38,7 +38,7 @@ final class OptionGroups {
                     "--forwarded-allow-ips", "--server-header", "--date-header", "--header")),
             new Group("Limits and timeouts", List.of("--limit-concurrency", "--limit-request-line", "--limit-request-fields",
                     "--limit-request-field-size", "--limit-request-headers", "--h11-max-incomplete-event-size",
-                    "--limit-max-body", "--timeout-keep-alive", "--timeout-request-header", "--timeout-write",
+                    "--limit-max-body", "--timeout-keep-alive", "--timeout-request-header", "--timeout-request-body", "--timeout-write",
                     "--timeout-graceful-shutdown")),
             new Group("WebSockets", List.of("--ws", "--ws-max-size", "--ws-max-queue", "--ws-ping-interval",
                     "--ws-ping-timeout", "--ws-per-message-deflate")),

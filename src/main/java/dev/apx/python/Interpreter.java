@@ -7,8 +7,10 @@ import dev.apx.python.capi.LibraryLoadException;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.net.URI;
 import java.net.URISyntaxException;
-import java.nio.file.Files;
+import java.net.URL;
+import java.nio.file.FileSystemNotFoundException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -178,17 +180,26 @@ public final class Interpreter {
         }
     }
 
-    /** Where apx's own Python package lives: {@code python/} in the jar (zipimport) or in the classes directory. */
-    private static String helpersPath() {
+    /**
+     * Where apx's own Python package lives: {@code python/} in the jar (zipimport) or in the classes
+     * directory. Found through the class path the JVM runs with, not the class's CodeSource: classes
+     * from an AOT cache keep the CodeSource of the jar the cache was trained with, which is null or
+     * another copy's jar once the install has moved.
+     */
+    static String helpersPath() {
+        URL marker = Interpreter.class.getResource("/python/_apx/__init__.py");
+        if (marker == null) {
+            throw new IllegalStateException("apx's Python helpers (python/_apx) are not on the class path");
+        }
         try {
-            Path location = Path.of(Interpreter.class.getProtectionDomain().getCodeSource().getLocation().toURI());
-            String base = location.toString();
-            if (Files.isDirectory(location)) {
-                return location.resolve("python").toString();
+            if (marker.getProtocol().equals("jar")) { // jar:file:/dir/apx.jar!/python/_apx/__init__.py
+                String spec = marker.toString();
+                URI jar = new URI(spec.substring("jar:".length(), spec.lastIndexOf("!/")));
+                return Path.of(jar) + "/python";
             }
-            return base + "/python";
-        } catch (URISyntaxException e) {
-            throw new IllegalStateException("cannot locate apx's Python helpers", e);
+            return Path.of(marker.toURI()).getParent().getParent().toString();
+        } catch (URISyntaxException | IllegalArgumentException | FileSystemNotFoundException e) {
+            throw new IllegalStateException("cannot locate apx's Python helpers from " + marker, e);
         }
     }
 

@@ -19,8 +19,8 @@ import dev.apx.server.tls.TlsSetup;
 
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
 import io.netty.channel.ChannelPipeline;
-import io.netty.handler.codec.http.HttpServerExpectContinueHandler;
 import io.netty.handler.stream.ChunkedWriteHandler;
 import io.netty.handler.timeout.IdleStateHandler;
 
@@ -31,8 +31,8 @@ import java.util.function.Function;
  * h2 or HTTP/1.1 ({@link TlsSetup}); in cleartext the first bytes do ({@link PriorKnowledge}),
  * when HTTP/2 is on (and, with {@code --h2c-upgrade}, an {@code Upgrade: h2c} request: {@link H2cUpgrade}). Then, for HTTP/1.1, in order: the write timeout,
  * the request decoder (limits and strictness from {@link ServerConfig}; it also runs the header
- * read timeout) and the response encoder, {@code Expect: 100-continue}, then the handler that turns
- * requests into {@code Exchange}s. For HTTP/2: the write timeout, then
+ * read timeout) and the response encoder, then the handler that turns requests into {@code Exchange}s
+ * (it sends {@code 100 Continue} when the app asks for the body, and answers a client that half-closed). For HTTP/2: the write timeout, then
  * {@link Http2Setup}'s connection handler, which serves every stream itself. With {@code --metrics} a
  * {@link ConnectionCounter} sits before the HTTP/1.1 exchanges (the requests are counted by the exchanges themselves).
  */
@@ -80,8 +80,9 @@ public final class ChannelSetup extends ChannelInitializer<Channel> {
                 // decoder, once the handshake put it there, sends its 1002/1009 close frames) still
                 // passes an encoder on its way out.
                 .addLast("encoder", new ResponseEncoder(heads))
-                .addLast("decoder", new RequestDecoder(config, heads))
-                .addLast("continue", new HttpServerExpectContinueHandler());
+                .addLast("decoder", new RequestDecoder(config, heads));
+        // A client that half-closes after its request still gets the answer (ExchangeHandler closes after it)
+        pipeline.channel().config().setOption(ChannelOption.ALLOW_HALF_CLOSURE, true);
         if (state.observer() != HttpObserver.NONE) {
             pipeline.addLast("observer", new ConnectionCounter(state.observer()));
         }
@@ -94,12 +95,12 @@ public final class ChannelSetup extends ChannelInitializer<Channel> {
      */
     private static void http1OrUpgrade(ChannelPipeline pipeline, ServerState state) {
         http1(pipeline, state);
-        pipeline.addAfter("continue", "h2c-upgrade", H2cUpgrade.handler(state, upgrade -> {
+        pipeline.addAfter("decoder", "h2c-upgrade", H2cUpgrade.handler(state, upgrade -> {
             ChannelPipeline p = upgrade.pipeline();
             p.remove("encoder");
             p.remove("decoder");
-            p.remove("continue");
             p.remove("exchanges");
+            upgrade.channel().config().setOption(ChannelOption.ALLOW_HALF_CLOSURE, false); // HTTP/2 ends with the client's FIN
         }));
     }
 

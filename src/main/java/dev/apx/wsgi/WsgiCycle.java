@@ -127,6 +127,7 @@ final class WsgiCycle implements Exchange {
      * empty at the end of the body; null when the client left before it ended.
      */
     byte[] read(Gil gil, int size) {
+        response.bodyWanted(); // a 100 Continue the client may be waiting for (a no-op unless one is owed)
         synchronized (this) {
             if (!body.isEmpty() || bodyComplete || disconnected) {
                 return take(size);

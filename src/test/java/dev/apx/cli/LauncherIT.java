@@ -31,7 +31,8 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 /**
  * The launcher (bin/apx) of an installed copy (bin/ and target/apx.jar, no sources) with the AOT
  * cache that bin/apx-aot trains: the cache is used when it matches, and a missing, stale or
- * corrupt cache, or a read-only install directory, still starts and serves, with no warning.
+ * corrupt cache, or a read-only install directory, still starts and serves, with no warning; a cache
+ * trained with another jar (the install moved) is left out with one line.
  */
 class LauncherIT {
     private static final Path JAR = Path.of(System.getProperty("apx.jar", "target/apx.jar")).toAbsolutePath();
@@ -140,6 +141,46 @@ class LauncherIT {
         assertThat(serve(dir, List.of(), "")).doesNotContain("[aot]", "AOT cache");
     }
 
+    /**
+     * An install moved after the training, its cache and record with it: the launcher leaves the cache
+     * out and says so in one line (the JVM would take it, and give apx's classes the old jar's location).
+     */
+    @Test
+    void aMovedInstallIgnoresItsCacheInOneLineAndServes() throws Exception {
+        Path first = installWithCache(tmp.resolve("first"));
+        Path moved = tmp.resolve("moved");
+        Files.move(first, moved);
+        String log = serve(moved, List.of(), "");
+        assertThat(log.lines().filter(line -> line.contains("AOT cache")).toList()).containsExactly(
+                "apx: ignoring the AOT cache " + moved.resolve("target/apx.aot") + ": it was trained with "
+                        + first.resolve("target/apx.jar") + ", not this jar (bin/apx-aot trains one for it)");
+    }
+
+    /**
+     * A cache the JVM takes although it was trained with another copy's jar (here the training install's,
+     * which still exists): its classes carry that jar's location, and apx must still load its Python
+     * helpers from the jar it runs from.
+     */
+    @Test
+    void theHelpersComeFromTheRunningJarWhateverTheCacheSays() throws Exception {
+        Path dir = installWithCache(tmp.resolve("copy"));
+        Path classes = tmp.resolve("classes.txt");
+        Files.writeString(tmp.resolve("helpers_app.py"), """
+                import _apx
+
+
+                async def app(scope, receive, send):
+                    if scope["type"] != "http":
+                        return
+                    await send({"type": "http.response.start", "status": 200, "headers": []})
+                    await send({"type": "http.response.body", "body": _apx.__file__.encode()})
+                """);
+        String body = serveApp(dir, "-Xlog:class+load:file=" + classes, "--app-dir", tmp.toString(), "helpers_app:app");
+        assertThat(Files.readAllLines(classes)).as("the JVM took the cache").anyMatch(
+                line -> line.contains("dev.apx.python.Interpreter ") && line.contains("shared objects file"));
+        assertThat(body).isEqualTo(dir.resolve("target/apx.jar").toRealPath() + "/python/_apx/__init__.py");
+    }
+
     /** A heap the cache's archived objects do not fit at start (-Xmn at -Xms): the JVM would refuse to start with the cache. */
     @Test
     void aCacheTheJvmRefusesWithTheUsersHeapOptionsIsLeftOut() throws Exception {
@@ -171,10 +212,25 @@ class LauncherIT {
         assertThat(listing(dir)).isEqualTo(before);
     }
 
+    /** Runs bin/apx of {@code dir} on {@code app} (after its flags); returns the body of GET / (200). */
+    private String serveApp(Path dir, String javaOpts, String... app) throws IOException, InterruptedException {
+        List<String> command = new ArrayList<>(List.of(dir.resolve("bin/apx").toString(), "--python", PYTHON.toString(), "--port", "0",
+                "--warmup", "0"));
+        command.addAll(List.of(app));
+        String[] body = new String[1];
+        run(command, javaOpts, response -> body[0] = response.body());
+        return body[0];
+    }
+
     /** Runs bin/apx of {@code dir} (behind {@code prefix}) on the built-in app; GET / must answer; returns stdout and stderr (the JVM logs to stdout). */
     private String serve(Path dir, List<String> prefix, String javaOpts) throws IOException, InterruptedException {
         List<String> command = new ArrayList<>(prefix);
         command.addAll(List.of(dir.resolve("bin/apx").toString(), "--python", PYTHON.toString(), "--port", "0", "--warmup", "0", "_apx._hello:app"));
+        return run(command, javaOpts, response -> assertThat(response.body()).isEqualTo("Hello, world!"));
+    }
+
+    private String run(List<String> command, String javaOpts, java.util.function.Consumer<HttpResponse<String>> check)
+            throws IOException, InterruptedException {
         Path stderr = tmp.resolve("stderr-" + System.nanoTime() + ".txt");
         Path stdout = tmp.resolve("stdout-" + System.nanoTime() + ".txt");
         ProcessBuilder builder = new ProcessBuilder(command).directory(tmp.toFile())
@@ -190,7 +246,7 @@ class LauncherIT {
                     HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/")).timeout(Duration.ofSeconds(30)).build(),
                     HttpResponse.BodyHandlers.ofString());
             assertThat(response.statusCode()).isEqualTo(200);
-            assertThat(response.body()).isEqualTo("Hello, world!");
+            check.accept(response);
             policies = SchedulingPolicy.ofThreads(process.pid());
             process.destroy();
             assertThat(process.waitFor(30, TimeUnit.SECONDS)).as("apx exits on SIGTERM").isTrue();
@@ -225,13 +281,22 @@ class LauncherIT {
         Files.copy(JAR, dir.resolve("target/apx.jar"), java.nio.file.StandardCopyOption.COPY_ATTRIBUTES);
     }
 
-    /** A copy of the trained install (the jar keeps its timestamp, so the cache still matches it). */
+    /**
+     * A copy of the trained install (the jar keeps its timestamp, so the cache still matches it), its
+     * record of the training jar naming this copy's jar, as if the cache had been trained here.
+     */
     private static Path installWithCache(Path dir) throws IOException {
         install(dir);
         Files.copy(trained.resolve("target/apx.jar"), dir.resolve("target/apx.jar"), java.nio.file.StandardCopyOption.REPLACE_EXISTING,
                 java.nio.file.StandardCopyOption.COPY_ATTRIBUTES);
         Files.copy(trained.resolve("target/apx.aot"), dir.resolve("target/apx.aot"), java.nio.file.StandardCopyOption.COPY_ATTRIBUTES);
+        recordTrainingJar(dir);
         return dir;
+    }
+
+    /** What bin/apx-aot writes beside the cache: the jar it trained with (here: {@code dir}'s). */
+    private static void recordTrainingJar(Path dir) throws IOException {
+        Files.writeString(dir.resolve("target/apx.aot.jar"), dir.resolve("target/apx.jar").toRealPath() + "\n");
     }
 
     private static Map<String, Long> listing(Path dir) throws IOException {

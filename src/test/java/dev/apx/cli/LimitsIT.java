@@ -4,14 +4,17 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.io.File;
+import java.net.Socket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -21,7 +24,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * The packaged jar with the hardening flags: {@code --limit-max-requests} stops the server
  * gracefully (lifespan shutdown, exit 0) after that many requests, as Uvicorn does with one
- * worker; a limit flag with a bad value is one clear error line and exit 1.
+ * worker; {@code --timeout-request-body} (or its variable) cuts a stalled body; a limit flag with a
+ * bad value is one clear error line and exit 1.
  */
 class LimitsIT {
     private static final String JAVA = ProcessHandle.current().info().command().orElseThrow();
@@ -64,6 +68,42 @@ class LimitsIT {
         assertThat(Files.readString(tmp.resolve("stdout.txt"))).contains("lifespan shutdown ran");
     }
 
+    /** {@code --timeout-request-body 1}, and the same from APX_TIMEOUT_REQUEST_BODY: a body that stalls gets a 408 within seconds (default: 60). */
+    @Test
+    void theBodyTimeoutComesFromItsFlagOrItsEnvironmentVariable() throws Exception {
+        Files.writeString(tmp.resolve("reads.py"), """
+                async def app(scope, receive, send):
+                    if scope["type"] != "http":
+                        return
+                    while (await receive()).get("more_body"):
+                        pass
+                    await send({"type": "http.response.start", "status": 200, "headers": []})
+                    await send({"type": "http.response.body", "body": b"read"})
+                """);
+        for (boolean fromEnv : new boolean[]{false, true}) {
+            List<String> args = new ArrayList<>(List.of("--lifespan", "off", "reads:app"));
+            if (!fromEnv) {
+                args.addAll(0, List.of("--timeout-request-body", "1"));
+            }
+            Process process = start(fromEnv ? Map.of("APX_TIMEOUT_REQUEST_BODY", "1") : Map.of(), args.toArray(String[]::new));
+            try {
+                int port = awaitPort(process, tmp.resolve("stderr.txt"));
+                try (Socket socket = new Socket("127.0.0.1", port)) {
+                    socket.setSoTimeout(10_000);
+                    socket.getOutputStream().write("POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\n\r\nhello"
+                            .getBytes(StandardCharsets.ISO_8859_1));
+                    String response = new String(socket.getInputStream().readAllBytes(), StandardCharsets.ISO_8859_1);
+                    assertThat(response).as(fromEnv ? "APX_TIMEOUT_REQUEST_BODY=1" : "--timeout-request-body 1").startsWith("HTTP/1.1 408 ");
+                }
+                assertThat(Files.readString(tmp.resolve("stderr.txt")))
+                        .contains("WARNING:  Request body not complete: nothing received for 1 s, closing the connection");
+            } finally {
+                process.destroy();
+                process.waitFor(30, TimeUnit.SECONDS);
+            }
+        }
+    }
+
     @Test
     void aBadLimitIsOneErrorLine() throws Exception {
         Files.writeString(tmp.resolve("counted.py"), "async def app(scope, receive, send):\n    pass\n");
@@ -76,10 +116,16 @@ class LimitsIT {
     }
 
     private Process start(String... args) throws Exception {
+        return start(Map.of(), args);
+    }
+
+    private Process start(Map<String, String> env, String... args) throws Exception {
         List<String> command = new ArrayList<>(List.of(JAVA, "--enable-native-access=ALL-UNNAMED", "-jar", JAR.toString(),
                 "--python", PYTHON.toString(), "--app-dir", tmp.toString(), "--port", "0"));
         command.addAll(List.of(args));
-        return new ProcessBuilder(command).directory(tmp.toFile())
+        ProcessBuilder builder = new ProcessBuilder(command);
+        builder.environment().putAll(env);
+        return builder.directory(tmp.toFile())
                 .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
                 .redirectOutput(tmp.resolve("stdout.txt").toFile()).redirectError(tmp.resolve("stderr.txt").toFile()).start();
     }

@@ -39,6 +39,7 @@ final class HttpCycle implements Exchange {
     private boolean lastDelivered;
     private boolean paused;
     private boolean disconnected;
+    private boolean bodyWanted; // the connection was told the app asked for the body (Expect: 100-continue)
     private Phase phase = Phase.START;
     private boolean trailersExpected;
     private long owed = -1; // body bytes the app's content-length still promises; -1: no length to keep to
@@ -98,6 +99,10 @@ final class HttpCycle implements Exchange {
     synchronized Object receive(Gil gil) {
         if (disconnected || phase == Phase.DONE) {
             return null; // http.disconnect, as Uvicorn: once the response is complete the cycle is over
+        }
+        if (!bodyWanted) { // Uvicorn sends a 100 Continue owed at the first receive(), body already there or not
+            bodyWanted = true;
+            response.bodyWanted();
         }
         if (!body.isEmpty() || bodyComplete && !lastDelivered) {
             return nextBodyMessage();

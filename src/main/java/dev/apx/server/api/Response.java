@@ -45,6 +45,14 @@ public interface Response {
     /** False while the connection's outbound buffer is above its high-water mark. */
     boolean isWritable();
 
+    /**
+     * The app asked for the request body (its first {@code receive()}, a read of {@code wsgi.input}):
+     * a client that sent {@code Expect: 100-continue} gets its 100 now, as Uvicorn sends it.
+     */
+    default void bodyWanted() {
+        // no interim response on this protocol
+    }
+
     /** Stops (true) or resumes (false) reading the request body from the socket. */
     void pauseReading(boolean paused);
 

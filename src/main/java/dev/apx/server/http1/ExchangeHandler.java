@@ -15,6 +15,7 @@ import dev.apx.server.websocket.WebSocketUpgrade;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.socket.ChannelInputShutdownEvent;
 import io.netty.channel.unix.DomainSocketAddress;
 import io.netty.handler.codec.TooLongFrameException;
 import io.netty.handler.codec.http.HttpContent;
@@ -26,12 +27,14 @@ import io.netty.handler.codec.http.TooLongHttpHeaderException;
 import io.netty.handler.codec.http.TooLongHttpLineException;
 import io.netty.handler.timeout.IdleStateEvent;
 import io.netty.util.ReferenceCountUtil;
+import io.netty.util.concurrent.ScheduledFuture;
 
 import java.net.InetSocketAddress;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 
 /**
  * Last in the pipeline: turns decoded requests into {@link Exchange}s, one at a time per
@@ -43,6 +46,8 @@ import java.util.Map;
  */
 public final class ExchangeHandler extends ChannelInboundHandlerAdapter {
     private static final int MAX_QUEUED = 64;
+    /** How long a request in flight at the client's FIN has to answer before its app hears http.disconnect. */
+    static final long HALF_CLOSE_GRACE_MILLIS = 1000;
 
     private final ServerState state;
     private final ArrayDeque<Object> queued = new ArrayDeque<>();
@@ -54,6 +59,9 @@ public final class ExchangeHandler extends ChannelInboundHandlerAdapter {
     private boolean appPaused;
     private boolean closing;
     private boolean stopping; // the server shuts down: the current request's body still comes in, no new request starts
+    private boolean inputClosed; // the client half-closed: what it sent is answered, then the connection closes
+    private ScheduledFuture<?> bodyTimer; // --timeout-request-body, while a body is awaited
+    private long lastRead; // System.nanoTime() of the last read from the socket, or of the moment reading resumed
 
     public ExchangeHandler(ServerState state) {
         this.state = state;
@@ -228,14 +236,99 @@ public final class ExchangeHandler extends ChannelInboundHandlerAdapter {
             return;
         }
         discarding = !bodyDone;
+        lastRead = System.nanoTime();
         drainQueue();
         updateAutoRead();
+        armBodyTimer();
+        closeIfInputDone();
+    }
+
+    /**
+     * After the client's FIN: every request it sent before is answered if its app answers within
+     * {@link #HALF_CLOSE_GRACE_MILLIS} (a FIN is also how a client that left closes, and an app must
+     * then hear of it: its request is not kept waiting for a reader that may be gone); the
+     * connection closes once none is left, or at once when a body was cut short by the FIN.
+     */
+    private void closeIfInputDone() {
+        if (!inputClosed || closing) {
+            return;
+        }
+        if (queued.isEmpty() && (current == null || !bodyDone)) {
+            closing = true;
+            ctx.close();
+            return;
+        }
+        if (current != null) {
+            Exchange answering = current;
+            ctx.executor().schedule(() -> {
+                if (current == answering && !closing) {
+                    closing = true;
+                    ctx.close(); // the app hears http.disconnect
+                }
+            }, HALF_CLOSE_GRACE_MILLIS, TimeUnit.MILLISECONDS);
+        }
     }
 
     /** Flow control of the request body, from the app side (posted to the event loop). */
     void pauseReading(boolean paused) {
         appPaused = paused;
+        lastRead = System.nanoTime(); // paused, the client is not the one who waits; resumed, it gets the full time again
         updateAutoRead();
+    }
+
+    /**
+     * The app asked for the body of a request that sent {@code Expect: 100-continue} (event loop):
+     * the client gets its 100 now, unless the request is no longer current.
+     */
+    void continueWanted(NettyResponse response) {
+        if (response == currentResponse && !closing) {
+            response.sendContinue();
+            lastRead = System.nanoTime();
+        }
+    }
+
+    /** Whether the server is waiting for request body bytes only the client can make come. */
+    private boolean awaitingBody() {
+        boolean body = (current != null && !bodyDone) || discarding;
+        return body && !closing && !appPaused && !(currentResponse != null && currentResponse.awaitingContinue());
+    }
+
+    /** At most one timer per connection, armed when a read leaves a body incomplete; it re-arms itself while one is. */
+    private void armBodyTimer() {
+        if (bodyTimer == null && ((current != null && !bodyDone) || discarding)) {
+            bodyTimer = ctx.executor().schedule(this::bodyTimerFired, state.config().limits().bodyTimeoutSeconds(), TimeUnit.SECONDS);
+        }
+    }
+
+    /**
+     * {@code --timeout-request-body} (nginx's client_body_timeout): no byte for that long while a body
+     * was awaited (not while the app paused reading, nor while a 100 Continue is still owed) gets a 408
+     * if the app has not answered yet, and the connection closes; the app sees a disconnect.
+     */
+    private void bodyTimerFired() {
+        bodyTimer = null;
+        boolean body = (current != null && !bodyDone) || discarding;
+        if (!body || closing || !ctx.channel().isActive()) {
+            return;
+        }
+        long timeout = TimeUnit.SECONDS.toNanos(state.config().limits().bodyTimeoutSeconds());
+        long idle = System.nanoTime() - lastRead;
+        if (!awaitingBody() || idle < timeout) {
+            if (!awaitingBody()) {
+                lastRead = System.nanoTime();
+            }
+            bodyTimer = ctx.executor().schedule(this::bodyTimerFired, awaitingBody() ? timeout - idle : timeout, TimeUnit.NANOSECONDS);
+            return;
+        }
+        Log.warning("Request body not complete: nothing received for " + state.config().limits().bodyTimeoutSeconds()
+                + " s, closing the connection");
+        closing = true;
+        discardQueue();
+        if (currentResponse != null && currentResponse.preempt()) {
+            currentResponse.refuse(HttpResponseStatus.REQUEST_TIMEOUT);
+        } else {
+            ctx.close();
+        }
     }
 
     private void drainQueue() {
@@ -250,6 +343,8 @@ public final class ExchangeHandler extends ChannelInboundHandlerAdapter {
 
     @Override
     public void channelReadComplete(ChannelHandlerContext context) {
+        lastRead = System.nanoTime();
+        armBodyTimer();
         if (current != null) {
             current.readComplete();
         }
@@ -271,6 +366,10 @@ public final class ExchangeHandler extends ChannelInboundHandlerAdapter {
 
     @Override
     public void channelInactive(ChannelHandlerContext context) {
+        if (bodyTimer != null) {
+            bodyTimer.cancel(false);
+            bodyTimer = null;
+        }
         discardQueue();
         if (current != null) {
             Exchange gone = current;
@@ -292,6 +391,12 @@ public final class ExchangeHandler extends ChannelInboundHandlerAdapter {
 
     @Override
     public void userEventTriggered(ChannelHandlerContext context, Object event) {
+        if (event instanceof ChannelInputShutdownEvent) { // the client half-closed (ChannelSetup allows it)
+            inputClosed = true;
+            discarding = false; // the rest of that body will not come
+            closeIfInputDone();
+            return;
+        }
         if (event == ShutdownEvent.INSTANCE) {
             discardQueue(); // requests pipelined behind the current one are not started, as in Uvicorn
             if (current != null) { // the current request finishes, its upload included; the connection closes after it

@@ -15,6 +15,7 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelPromise;
 import io.netty.channel.DefaultFileRegion;
+import io.netty.handler.codec.http.DefaultFullHttpResponse;
 import io.netty.handler.codec.http.DefaultHttpContent;
 import io.netty.handler.codec.http.DefaultHttpHeadersFactory;
 import io.netty.handler.codec.http.DefaultHttpResponse;
@@ -25,6 +26,7 @@ import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpResponseStatus;
+import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.handler.codec.http.ReadOnlyHttpHeaders;
@@ -59,6 +61,7 @@ final class NettyResponse implements Response {
     private volatile String logClient; // the access log's client when a proxy names it, else null
     private boolean keepAlive;
     private volatile boolean lastOnConnection; // the server is shutting down: this response ends its connection
+    private volatile boolean awaitingContinue; // Expect: 100-continue, and no 100 sent yet
     private boolean noBody;
     private boolean trailersPending;
     // What the app has sent and Netty has not been given yet (guarded by this): the head off the
@@ -89,6 +92,7 @@ final class NettyResponse implements Response {
         this.state = state;
         this.startedNanos = startedNanos;
         this.head = request.method().equals(HttpMethod.HEAD);
+        this.awaitingContinue = HttpUtil.is100ContinueExpected(request);
     }
 
     @Override
@@ -124,8 +128,10 @@ final class NettyResponse implements Response {
         noBody = head || status < 200 || status == 204 || status == 304;
         boolean http11 = request.protocolVersion().equals(HttpVersion.HTTP_1_1);
         boolean unframed = !length && !encoding && !noBody;
-        if ((unframed && !http11) || lastOnConnection) {
-            keepAlive = false; // the close ends the body, or the server closes after this response
+        if ((unframed && !http11) || lastOnConnection || awaitingContinue) {
+            // the close ends the body, or the server closes after this response, or the client,
+            // never told to continue, may or may not send the body it announced
+            keepAlive = false;
         }
         trailersPending = trailers && !noBody;
         if (!connection) { // before transfer-encoding, in Uvicorn's order
@@ -389,6 +395,33 @@ final class NettyResponse implements Response {
     @Override
     public boolean isWritable() {
         return channel.isWritable();
+    }
+
+    /**
+     * Decided here, on the app's side and before its response can start: the 100 goes out ahead of
+     * any write of the response (Netty keeps the order of what one thread hands the loop), and a
+     * response started later keeps its connection.
+     */
+    @Override
+    public void bodyWanted() {
+        if (!awaitingContinue || phase.get() != NEW) {
+            return;
+        }
+        awaitingContinue = false;
+        if (channel.eventLoop().inEventLoop()) {
+            handler.continueWanted(this);
+        } else {
+            channel.eventLoop().execute(() -> handler.continueWanted(this));
+        }
+    }
+
+    boolean awaitingContinue() {
+        return awaitingContinue;
+    }
+
+    /** Writes the 100 Continue (event loop). */
+    void sendContinue() {
+        channel.writeAndFlush(new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.CONTINUE));
     }
 
     @Override

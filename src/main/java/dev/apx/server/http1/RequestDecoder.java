@@ -2,6 +2,7 @@ package dev.apx.server.http1;
 
 import dev.apx.log.Log;
 import dev.apx.server.shared.Limits;
+import dev.apx.server.shared.RequestTargets;
 import dev.apx.server.shared.ServerConfig;
 
 import io.netty.buffer.ByteBuf;
@@ -18,6 +19,7 @@ import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpRequestDecoder;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpUtil;
+import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.util.ReferenceCountUtil;
 import io.netty.util.concurrent.ScheduledFuture;
@@ -36,9 +38,9 @@ import java.util.concurrent.TimeUnit;
  * <p>What this adds (docs/security.md tables every case):
  * <ul>
  * <li>the request line: exactly {@code METHOD SP target SP HTTP/1.x} (Netty folds runs of spaces and
- *     tabs and accepts any version); targets of visible ASCII only, in origin form,
- *     absolute form, or {@code *} for OPTIONS; HTTP/1.0 and HTTP/1.1 only (505 otherwise, decided
- *     as soon as the version's eight bytes are in, CRLF or not);</li>
+ *     tabs and accepts any version); targets as {@link RequestTargets} has them; HTTP/1.0 and HTTP/1.1 only
+ *     (505 otherwise, decided as soon as the version's eight bytes are in, CRLF or not);</li>
+ * <li>a second Host field; a Transfer-Encoding other than {@code chunked} ({@link TransferCodings});</li>
  * <li>obs-fold (a header line starting with SP or HT) is refused, not joined; a bare CR in the head
  *     is refused as soon as the byte after it is in ({@link HeadScan});</li>
  * <li>chunk extensions without a name ({@link ChunkLines});</li>
@@ -183,16 +185,9 @@ public final class RequestDecoder extends HttpRequestDecoder {
                     ? new RequestRejected(HttpResponseStatus.HTTP_VERSION_NOT_SUPPORTED, "HTTP version " + version + " is not supported")
                     : new RequestRejected(HttpResponseStatus.BAD_REQUEST, "invalid HTTP version");
         }
-        for (int i = 0; i < target.length(); i++) {
-            char c = target.charAt(i);
-            if (c <= ' ' || c >= 0x7f) { // controls, SP, DEL, and raw bytes above ASCII (RFC 3986: percent-encoded only)
-                throw new RequestRejected(HttpResponseStatus.BAD_REQUEST, "invalid character in the request target");
-            }
-        }
-        boolean form = target.startsWith("/") || target.startsWith("http://") || target.startsWith("https://")
-                || (target.equals("*") && initialLine[0].equals("OPTIONS"));
-        if (!form) {
-            throw new RequestRejected(HttpResponseStatus.BAD_REQUEST, "invalid request target");
+        String problem = RequestTargets.problem(initialLine[0], target, true);
+        if (problem != null) {
+            throw new RequestRejected(HttpResponseStatus.BAD_REQUEST, problem);
         }
         return super.createMessage(initialLine);
     }
@@ -210,6 +205,17 @@ public final class RequestDecoder extends HttpRequestDecoder {
         if (request.decoderResult() instanceof HttpMessageDecoderResult result
                 && result.initialLineLength() != request.method().name().length() + request.uri().length() + "  HTTP/1.1".length()) {
             return new RequestRejected(HttpResponseStatus.BAD_REQUEST, "request line is not METHOD SP target SP version");
+        }
+        if (request.headers().getAll(HttpHeaderNames.HOST).size() > 1) { // RFC 9112 3.2; a missing Host is served, as httptools does
+            return new RequestRejected(HttpResponseStatus.BAD_REQUEST, "more than one Host header field");
+        }
+        String expect = request.headers().get(HttpHeaderNames.EXPECT);
+        if (expect != null && request.protocolVersion().equals(HttpVersion.HTTP_1_1) && !expect.equalsIgnoreCase("100-continue")) {
+            return new RequestRejected(HttpResponseStatus.EXPECTATION_FAILED, "unsupported Expect: " + expect); // RFC 9110 10.1.1
+        }
+        RequestRejected coding = TransferCodings.problem(request.headers().getAll(HttpHeaderNames.TRANSFER_ENCODING));
+        if (coding != null) {
+            return coding;
         }
         if (request.headers().size() > limits.requestFields()) {
             return new RequestRejected(HttpResponseStatus.REQUEST_HEADER_FIELDS_TOO_LARGE,

@@ -60,6 +60,7 @@ final class ConnectionHandler extends Http2ConnectionHandler implements Http2Fra
     private final StreamHistory history = new StreamHistory();
     private ChannelHandlerContext ctx;
     private boolean flushQueued;
+    private boolean outboundLimitLogged;
     private long lastStreamEnded = System.nanoTime();
 
     ConnectionHandler(Http2ConnectionDecoder decoder, Http2ConnectionEncoder encoder, Http2Settings settings, ServerState state,
@@ -298,11 +299,23 @@ final class ConnectionHandler extends Http2ConnectionHandler implements Http2Fra
         super.userEventTriggered(context, event);
     }
 
-    /** A connection error from the client's side, which the codec answers with GOAWAY. */
+    /**
+     * A connection error from the client's side, which the codec answers with GOAWAY; or a limit on
+     * what the server itself writes that the client provoked (the streams it makes the server reset,
+     * CVE-2025-55163; control frames it does not read), which Netty reports as outbound: a refusal of
+     * the client's all the same, logged once as every other is.
+     */
     @Override
     protected void onConnectionError(ChannelHandlerContext context, boolean outbound, Throwable cause, Http2Exception http2Ex) {
         if (!outbound) {
             Log.warning("HTTP/2 connection from " + context.channel().remoteAddress() + " closed: " + cause.getMessage());
+        } else if (http2Ex != null && http2Ex.error() == Http2Error.ENHANCE_YOUR_CALM) {
+            if (!outboundLimitLogged) { // each frame written after the limit reports it again
+                outboundLimitLogged = true;
+                Log.warning("HTTP/2 connection from " + context.channel().remoteAddress() + " closed: " + cause.getMessage());
+            }
+        } else {
+            Log.debug("HTTP/2 connection from " + context.channel().remoteAddress() + " closed on our side: " + cause);
         }
         super.onConnectionError(context, outbound, cause, http2Ex);
     }

@@ -5,6 +5,7 @@ import dev.apx.server.api.Exchange;
 import dev.apx.server.api.HttpObserver;
 import dev.apx.server.api.RequestHead;
 import dev.apx.server.shared.Limits;
+import dev.apx.server.shared.RequestTargets;
 import dev.apx.server.shared.ServerState;
 import dev.apx.server.tls.TlsSession;
 
@@ -91,6 +92,11 @@ final class StreamRequest {
         }
         if (method == null || path == null) { // CONNECT (no :path): not served
             reset(Http2Error.PROTOCOL_ERROR);
+            return;
+        }
+        String target = RequestTargets.problem(method.toString(), path.toString(), false);
+        if (target != null) { // as HTTP/1.1 refuses it in the request line
+            refuse(400, target);
             return;
         }
         String problem = RequestHeaders.problem(frame, state.config().limits());
@@ -205,7 +211,7 @@ final class StreamRequest {
         }
     }
 
-    /** The server's own answer on this stream (431, 413, 503), then the stream ends; the app hears a disconnect if it had the request. */
+    /** The server's own answer on this stream (400, 431, 413, 503), then the stream ends; the app hears a disconnect if it had the request. */
     private void refuse(int status, String reason) {
         if (reason != null) {
             Log.warning("Invalid HTTP request received: " + reason);
@@ -216,7 +222,7 @@ final class StreamRequest {
             return;
         }
         byte[] text = (status == 503 ? "Service Unavailable" : status == 413 ? "Request Entity Too Large"
-                : "Request Header Fields Too Large").getBytes(StandardCharsets.US_ASCII);
+                : status == 400 ? "Invalid HTTP request received." : "Request Header Fields Too Large").getBytes(StandardCharsets.US_ASCII);
         Http2Headers headers = new DefaultHttp2Headers().status(Integer.toString(status))
                 .add("content-type", "text/plain; charset=utf-8").add("content-length", Integer.toString(text.length));
         if (observer != null) {

@@ -4,7 +4,6 @@ import dev.apx.server.api.HttpObserver;
 
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
-import io.netty.channel.ChannelFutureListener;
 import io.netty.handler.codec.http.DefaultFullHttpResponse;
 import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpResponseStatus;
@@ -12,7 +11,7 @@ import io.netty.handler.codec.http.HttpVersion;
 
 import java.nio.charset.StandardCharsets;
 
-/** The server's own responses (bad request, 500, 503): plain text, then the connection closes. */
+/** The server's own responses (bad request, 500, 503): plain text, then the connection closes ({@link LingeringClose}). */
 public final class ErrorResponses {
     private ErrorResponses() {
     }
@@ -32,7 +31,7 @@ public final class ErrorResponses {
                 .add("content-type", "text/plain; charset=utf-8")
                 .add("content-length", body.length)
                 .add("connection", "close");
-        channel.writeAndFlush(response).addListener(ChannelFutureListener.CLOSE);
+        LingeringClose.after(channel.writeAndFlush(response));
         HttpObserver observer = state.observer();
         if (observer != HttpObserver.NONE) {
             observer.refused(status.code());

@@ -40,7 +40,6 @@ import io.netty.handler.codec.http.websocketx.Utf8FrameValidator;
 import io.netty.handler.codec.http.websocketx.WebSocketDecoderConfig;
 import io.netty.handler.codec.http.websocketx.WebSocketFrame;
 import io.netty.handler.codec.http.websocketx.WebSocketServerHandshaker;
-import io.netty.handler.codec.http.websocketx.WebSocketServerHandshakerFactory;
 import io.netty.handler.codec.http.websocketx.extensions.WebSocketExtensionData;
 import io.netty.handler.codec.http.websocketx.extensions.WebSocketExtensionUtil;
 import io.netty.handler.codec.http.websocketx.extensions.WebSocketServerExtension;
@@ -118,7 +117,7 @@ final class WebSocketHandler extends ChannelDuplexHandler {
                 .allowExtensions(deflate != null) // else a frame with RSV1 set is a protocol error (1002)
                 .closeOnProtocolViolation(true)
                 .build();
-        WebSocketServerHandshaker handshaker = new WebSocketServerHandshakerFactory(request.uri(), null, decoder).newHandshaker(request);
+        WebSocketServerHandshaker handshaker = new CloseCheckingHandshaker(request.uri(), decoder); // WebSocketUpgrade checked the version: 13
         HttpHeaders extra = new DefaultHttpHeaders();
         DefaultHeaders.add(extra, state.config());
         for (String[] header : headers) {
@@ -302,18 +301,25 @@ final class WebSocketHandler extends ChannelDuplexHandler {
     }
 
     private void closeReceived(CloseWebSocketFrame close) {
-        int received = close.statusCode() < 0 ? 1005 : close.statusCode();
-        String text = close.statusCode() < 0 ? "" : close.reasonText();
         if (phase == Phase.CLOSING) { // the client answered our close frame
             ctx.close();
             return;
         }
-        if (phase == Phase.OPEN) {
-            phase = Phase.DONE;
-            report(received, text);
-            CloseWebSocketFrame answer = close.statusCode() < 0 ? new CloseWebSocketFrame() : new CloseWebSocketFrame(received, "");
-            ctx.writeAndFlush(answer).addListener(ChannelFutureListener.CLOSE);
+        if (phase != Phase.OPEN) {
+            return;
         }
+        phase = Phase.DONE;
+        CloseFrames.Fault fault = CloseFrames.fault(close.content());
+        if (fault != null) { // RFC 6455 7.4.1, 8.1: the connection fails with 1002 or 1007; the client closes no more
+            Log.debug("websocket close frame refused: " + fault.reason());
+            report(fault.code(), fault.reason());
+            ctx.writeAndFlush(new CloseWebSocketFrame(fault.code(), fault.reason())).addListener(ChannelFutureListener.CLOSE);
+            return;
+        }
+        int received = close.statusCode() < 0 ? 1005 : close.statusCode();
+        report(received, close.statusCode() < 0 ? "" : close.reasonText());
+        CloseWebSocketFrame answer = close.statusCode() < 0 ? new CloseWebSocketFrame() : new CloseWebSocketFrame(received, "");
+        ctx.writeAndFlush(answer).addListener(ChannelFutureListener.CLOSE);
     }
 
     /**

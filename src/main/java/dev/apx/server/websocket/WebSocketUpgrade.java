@@ -8,6 +8,7 @@ import dev.apx.server.shared.ServerState;
 
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelOption;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaderValues;
 import io.netty.handler.codec.http.HttpMethod;
@@ -15,6 +16,8 @@ import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.websocketx.WebSocketServerHandshakerFactory;
+
+import java.util.Base64;
 
 /**
  * Spots an RFC 6455 upgrade request and hands the connection from {@code ExchangeHandler} to a
@@ -55,9 +58,7 @@ public final class WebSocketUpgrade {
         if (pipeline.get("idle") != null) {
             pipeline.remove("idle");
         }
-        if (pipeline.get("continue") != null) {
-            pipeline.remove("continue");
-        }
+        exchanges.channel().config().setOption(ChannelOption.ALLOW_HALF_CLOSURE, false); // a WebSocket ends with the client's FIN
         WebSocketHandler handler = new WebSocketHandler(state, request);
         pipeline.replace(exchanges.handler(), "websocket", handler);
         if (state.observer() != HttpObserver.NONE) {
@@ -78,10 +79,21 @@ public final class WebSocketUpgrade {
         if (key == null || key.isBlank()) {
             return "missing Sec-WebSocket-Key header";
         }
+        if (!validKey(key.strip())) { // RFC 6455 4.2.1: base64 of 16 bytes
+            return "Sec-WebSocket-Key is not the base64 of 16 bytes";
+        }
         String version = request.headers().get(HttpHeaderNames.SEC_WEBSOCKET_VERSION);
         if (!"13".equals(version)) {
             return "unsupported Sec-WebSocket-Version " + version + " (13 required)";
         }
         return null;
+    }
+
+    private static boolean validKey(String key) {
+        try {
+            return key.length() == 24 && Base64.getDecoder().decode(key).length == 16;
+        } catch (IllegalArgumentException e) {
+            return false;
+        }
     }
 }

@@ -52,6 +52,7 @@ class RequestRejectionTest {
         c.add(head("raw non-ASCII byte in query", "GET %p?q=\u00e9 HTTP/1.1\r\n" + H + "\r\n", 400));
         c.add(head("space in target", "GET %p x HTTP/1.1\r\n" + H + "\r\n", 400));
         c.add(head("target not in origin, absolute or asterisk form", "GET probe%p HTTP/1.1\r\n" + H + "\r\n", 400));
+        c.add(head("fragment in target", "GET %p#frag HTTP/1.1\r\n" + H + "\r\n", 400));
         c.add(head("asterisk target with GET", "GET * HTTP/1.1\r\nX-Case: %p\r\n" + H + "\r\n", 400));
         c.add(head("unsupported version HTTP/1.2", "GET %p HTTP/1.2\r\n" + H + "\r\n", 505));
         c.add(head("unsupported version HTTP/2.0", "GET %p HTTP/2.0\r\n" + H + "\r\n", 505));
@@ -79,6 +80,8 @@ class RequestRejectionTest {
         c.add(head("bare LF line ending", "GET %p HTTP/1.1\n" + H + "\n", 400));
         c.add(head("obs-fold (space)", "GET %p HTTP/1.1\r\n" + H + "X-A: a\r\n b\r\n\r\n", 400));
         c.add(head("obs-fold (tab)", "GET %p HTTP/1.1\r\n" + H + "X-A: a\r\n\tb\r\n\r\n", 400));
+        c.add(head("two Host fields", "GET %p HTTP/1.1\r\n" + H + "Host: u\r\n\r\n", 400));
+        c.add(head("an expectation other than 100-continue", "POST %p HTTP/1.1\r\n" + H + "Expect: 200-ok\r\nContent-Length: 2\r\n\r\nok", 417));
         c.add(head("first header line starts with a space", "GET %p HTTP/1.1\r\n X-A: a\r\n" + H + "\r\n", 400));
         // framing (request smuggling shapes)
         c.add(head("Content-Length and Transfer-Encoding", "POST %p HTTP/1.1\r\n" + H + "Content-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n", 400));
@@ -93,6 +96,9 @@ class RequestRejectionTest {
         c.add(head("Transfer-Encoding not ending in chunked", "POST %p HTTP/1.1\r\n" + H + "Transfer-Encoding: gzip\r\n\r\nabc", 400));
         c.add(head("Transfer-Encoding chunked, gzip", "POST %p HTTP/1.1\r\n" + H + "Transfer-Encoding: chunked, gzip\r\n\r\n0\r\n\r\n", 400));
         c.add(head("Transfer-Encoding chunked twice", "POST %p HTTP/1.1\r\n" + H + "Transfer-Encoding: chunked\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n", 400));
+        c.add(head("Transfer-Encoding identity, chunked", "POST %p HTTP/1.1\r\n" + H + "Transfer-Encoding: identity, chunked\r\n\r\n0\r\n\r\n", 501));
+        c.add(head("Transfer-Encoding gzip, chunked", "POST %p HTTP/1.1\r\n" + H + "Transfer-Encoding: gzip\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n", 501));
+        c.add(head("Transfer-Encoding chunked, identity", "POST %p HTTP/1.1\r\n" + H + "Transfer-Encoding: chunked, identity\r\n\r\n0\r\n\r\n", 400));
         c.add(head("Transfer-Encoding look-alike", "POST %p HTTP/1.1\r\n" + H + "Transfer-Encoding: xchunked\r\n\r\n0\r\n\r\n", 400));
         c.add(head("Transfer-Encoding in HTTP/1.0", "POST %p HTTP/1.0\r\n" + H + "Transfer-Encoding: chunked\r\n\r\n0\r\n\r\n", 400));
         c.add(head("space in Transfer-Encoding name", "POST %p HTTP/1.1\r\n" + H + "Transfer-Encoding : chunked\r\n\r\n0\r\n\r\n", 400));

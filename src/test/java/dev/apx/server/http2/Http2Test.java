@@ -1,5 +1,6 @@
 package dev.apx.server.http2;
 
+import dev.apx.log.Log;
 import dev.apx.python.TestPython;
 import dev.apx.server.FrameworksTest;
 import dev.apx.server.TestServer;
@@ -103,6 +104,37 @@ class Http2Test {
             }
             assertThat(server.server.inFlight()).as("every stream accounted for").isZero();
         }
+    }
+
+    /**
+     * Both reset limits end the connection with one WARNING line: the client's own resets (rapid reset)
+     * and the resets it makes the server send (MadeYouReset); and a :path HTTP/1.1 would refuse is a 400.
+     */
+    @Test
+    void resetFloodsAreLoggedAndInvalidPathsRefused() throws Exception {
+        List<String> warnings = new java.util.concurrent.CopyOnWriteArrayList<>();
+        Log.route(new Log.Sink() {
+            @Override
+            public void server(Log.Level level, String message) {
+                if (level == Log.Level.WARNING) {
+                    warnings.add(message);
+                }
+            }
+
+            @Override
+            public void access(String client, String method, String pathWithQuery, String httpVersion, int status) {
+            }
+        }, Log.Level.INFO);
+        try (TestServer server = new TestServer("apxtest.tls_apps", "app", ServerConfig.defaults().withAccessLog(false))) {
+            for (String name : List.of("rapid_reset", "made_you_reset", "invalid_paths")) {
+                Output result = run(List.of(TestPython.python().toString(), CLIENTS.resolve("h2_client.py").toString(),
+                        String.valueOf(server.port()), name));
+                assertThat(result.stdout()).as("h2_client.py %s:%n%s", name, result.stderr()).contains("ok: " + name + "\n");
+            }
+        } finally {
+            Log.route(null, Log.Level.INFO);
+        }
+        assertThat(warnings.stream().filter(line -> line.contains("RST frames")).count()).as("%s", warnings).isEqualTo(2);
     }
 
     private static Output curl(String... args) throws Exception {

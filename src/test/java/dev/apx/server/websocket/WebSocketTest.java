@@ -111,6 +111,28 @@ class WebSocketTest {
         expect("max_size_fragmented", "[[], 1009]");
     }
 
+    /** RFC 6455's MUSTs that ws_suite.py's {@code musts} counts, beyond the faults above (its MUSTS table has the sections). */
+    @Test
+    void keepsRfc6455sMustsForCloseFramesControlFramesFragmentsAndUtf8() {
+        expect("close_invalid_codes", "[1002, 1002, 1002, 1002, 1002, 1002, 1002, 1002, 1002, 1002]");
+        expect("close_valid_codes_echoed", "[1000, 1001, 1002, 1003, 1007, 1011, 3000, 4999]");
+        expect("close_empty", "[[], 1005]");
+        expect("close_one_byte", "[[], 1002]");
+        expect("close_reason_invalid_utf8", "[[], 1007]");
+        expect("close_reason_utf8", "[[], 1000]");
+        expect("ping_too_long", "[[], 1002]");
+        expect("ping_fragmented", "[[], 1002]");
+        expect("close_fragmented", "[[], 1002]");
+        expect("pong_unsolicited", "[1, \"after pong\", 1000]");
+        expect("text_inside_fragmented_message", "[[], 1002]");
+        expect("empty_fragments", "[1, \"abc\"]");
+        expect("utf8_split_across_fragments", "[1, \"caf\\u00e9\"]");
+        expect("utf8_invalid_forms", "[1007, 1007, 1007, 1007]");
+        expect("reserved_bits", "[1002, 1002]");
+        expect("reserved_control_opcode", "[[], 1002]");
+        expect("handshake_bad_key", "[400, 400, 400]");
+    }
+
     @Test
     void pingsKeepAliveAndAnUnansweredPingCloses() {
         expect("pings_answered", "\"still here\"");
