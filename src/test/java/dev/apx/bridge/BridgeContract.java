@@ -97,6 +97,33 @@ abstract class BridgeContract {
         assertThat(harness.bridge.stats().stallsDetected()).isEqualTo(stallsBefore);
     }
 
+    /**
+     * A first step that queued loop work and then runs synchronous code holds the step lock: the
+     * loop, asleep in select, cannot run before the step ends, and the caller wakes it then. The
+     * watchdog took that for a missed wake-up (the warning under CPU-bound load in CI).
+     */
+    @Test
+    void aLongFirstStepThatQueuedWorkIsNotAMissedWakeUp() {
+        long stallsBefore = harness.bridge.stats().stallsDetected();
+        assertThat(await(harness.call("queues_then_blocks"), 5).body()).isEqualTo("blocked");
+        assertThat(harness.bridge.stats().stallsDetected()).isEqualTo(stallsBefore);
+    }
+
+    /** The watchdog's own rule: work queued without a wake-up (call_soon from another thread) is found, named, and run. */
+    @Test
+    void aMissedWakeUpIsFoundAndTheLoopWoken() throws InterruptedException {
+        org.junit.jupiter.api.Assumptions.assumeTrue(harness.bridge.loopKind().equals("asyncio"), "asyncio's loop only (uvloop's queue cannot be seen)");
+        long stallsBefore = harness.bridge.stats().stallsDetected();
+        String token = getClass().getSimpleName() + "-" + System.nanoTime();
+        harness.bridge.interpreter().run(gil -> call(gil, "call_soon_from_another_thread", harness.bridge.loop(), token));
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+        while (harness.bridge.stats().stallsDetected() == stallsBefore && System.nanoTime() < deadline) {
+            Thread.sleep(20);
+        }
+        assertThat(harness.bridge.stats().stallsDetected() - stallsBefore).as("missed wake-ups found").isEqualTo(1);
+        assertThat(harness.onLoop(gil -> call(gil, "unsafe_calls_count", token))).as("the queued callback ran").isEqualTo(1L);
+    }
+
     /** Seeds: _enter_task collisions, the sentinel __step, the driving flag (here: the step lock). */
     @Test
     void noCollisionsUnderConcurrencyAndGilSwitches() throws Exception {
