@@ -2,11 +2,11 @@ package dev.apx.bridge;
 
 import dev.apx.python.TestPython;
 
-/** The bridge contract in two runtimes at once on uvloop (its wheels exist for CPython 3.11 only: skipped on the others). */
+/** The bridge contract in two runtimes at once on uvloop (where the venv has it: TestPython.frameworks()). */
 class TwoRuntimesUvloopBridgeTest extends TwoRuntimesContract {
     @Override
     boolean supported() {
-        return TestPython.install().minorVersion().equals("3.11");
+        return TestPython.frameworks();
     }
 
     @Override

@@ -59,6 +59,15 @@ public final class TestPython {
         return runtime;
     }
 
+    /**
+     * Whether this venv has the frameworks, uvloop and the clients (the 3.11 venv, and the 3.14 and
+     * 3.15 venvs of the Debian testing root: {@code -Dapx.test.frameworks=true}, pom.xml). The
+     * 3.12 and 3.13 venvs have only what the bridge needs.
+     */
+    public static boolean frameworks() {
+        return Boolean.getBoolean("apx.test.frameworks") || install().minorVersion().equals("3.11");
+    }
+
     public static PythonInstall install() {
         return PythonInstall.probe(python(), "apx.test.python");
     }

@@ -50,7 +50,7 @@ class ApxServletTest {
     private static Path log;
     private static HttpClient client;
     /** The framework wheels exist for CPython 3.11 only. */
-    private static final boolean FRAMEWORKS = TestPython.install().minorVersion().equals("3.11");
+    private static final boolean FRAMEWORKS = TestPython.frameworks();
 
     @BeforeAll
     static void start() throws Exception {
