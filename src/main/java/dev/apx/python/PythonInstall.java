@@ -120,8 +120,8 @@ public record PythonInstall(
      * with the package libpython3.X.
      */
     static String missingLibraryHint(Map<String, String> facts, String minor) {
-        String libdir = facts.getOrDefault("libdir", "");
-        if (libdir.startsWith("/usr/lib") && Files.exists(Path.of("/etc/debian_version"))) {
+        String basePrefix = facts.getOrDefault("base_prefix", facts.getOrDefault("prefix", ""));
+        if (basePrefix.equals("/usr") && Files.exists(Path.of("/etc/debian_version"))) {
             return "; install it with: apt-get install libpython" + minor;
         }
         return "; install the package that provides it, or use a Python built with --enable-shared";
