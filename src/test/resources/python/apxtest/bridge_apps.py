@@ -73,6 +73,11 @@ def unwoken_by_design(token):
     unsafe_calls.append(token)
 
 
+def call_soon_threadsafe_from_another_thread(loop, token):
+    """The threadsafe way: queued, and the loop woken through its self-pipe."""
+    loop.call_soon_threadsafe(unwoken_by_design, token)
+
+
 def unsafe_calls_count(token):
     return unsafe_calls.count(token)
 

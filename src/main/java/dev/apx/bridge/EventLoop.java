@@ -3,6 +3,7 @@ package dev.apx.bridge;
 import dev.apx.log.Log;
 import dev.apx.python.Gil;
 import dev.apx.python.Interpreter;
+import dev.apx.python.OsThread;
 import dev.apx.python.PyRef;
 import dev.apx.python.PythonException;
 
@@ -39,6 +40,7 @@ final class EventLoop implements AutoCloseable {
     private volatile ReentrantLock stepLock;
     private volatile long selectingSince; // 0 while the loop thread runs Python
     private volatile double selectTimeout;  // of the select the loop is in (set before selectingSince); -1: none
+    private volatile OsThread osThread;     // the loop thread, as the kernel sees it
     private volatile boolean running = true;
     private volatile boolean closing;
     private volatile Throwable startupError;
@@ -127,6 +129,7 @@ final class EventLoop implements AutoCloseable {
     }
 
     private void setUp(Gil gil, ReentrantLock lock) {
+        osThread = OsThread.current();
         api = AsyncioApi.load(gil);
         PyRef release = gil.function("release_step", (g, args) -> {
             Object timeout = args.get(0);
@@ -228,8 +231,9 @@ final class EventLoop implements AutoCloseable {
      * <p>Asleep means all of: it went into select with a timeout that has not run out (a select
      * with timeout 0 is the loop passing by with work ready); no wake-up was signalled since it last
      * drained its queue (one was: it returns from select, or already has, and waits for the GIL or
-     * the step lock); and no caller is mid-step (a caller wakes the loop when its step ends, if the
-     * step queued work). A loop slowed by the GIL or the step lock is not a missed wake-up: under a
+     * the step lock); no caller is mid-step (a caller wakes the loop when its step ends, if the
+     * step queued work); and the loop thread is blocked in epoll, where the kernel can tell
+     * ({@link OsThread}), not waiting for the GIL after another file descriptor woke it. A loop slowed by the GIL or the step lock is not a missed wake-up: under a
      * switch interval of 0.1 ms and CPU-bound threads it took up to a second to come back from a
      * select(0), which the check without the first two conditions reported.
      */
@@ -268,7 +272,9 @@ final class EventLoop implements AutoCloseable {
                 if ((lock != null && lock.isLocked()) || readyQueue.wakePending()) {
                     return null;
                 }
-                return queued;
+                // Woken some other way (call_soon_threadsafe's self-pipe, a socket), the loop thread waits
+                // for the GIL in a futex, not in epoll: the kernel says which.
+                return Boolean.FALSE.equals(osThread.inPoll()) ? null : queued;
             });
             if (stalled != null) {
                 stats.stallsDetected.increment();

@@ -135,6 +135,36 @@ abstract class BridgeContract {
         }
     }
 
+    /**
+     * A loop woken through call_soon_threadsafe's self-pipe while another thread holds the GIL waits
+     * for the GIL with the work queued and no wake-up of apx's pending: not a missed wake-up (the
+     * kernel has the loop thread in a futex, not in epoll).
+     */
+    @Test
+    void aLoopWokenButWaitingForTheGilIsNotAMissedWakeUp() throws InterruptedException {
+        org.junit.jupiter.api.Assumptions.assumeTrue(harness.bridge.loopKind().equals("asyncio"), "asyncio's loop only (uvloop's queue cannot be seen)");
+        long stallsBefore = harness.bridge.stats().stallsDetected();
+        String token = getClass().getSimpleName() + "-threadsafe-" + System.nanoTime();
+        DeliberateStalls.hide();
+        try {
+            for (int round = 0; round < 3; round++) {
+                harness.bridge.interpreter().run(gil -> {
+                    call(gil, "call_soon_threadsafe_from_another_thread", harness.bridge.loop(), token);
+                    try {
+                        Thread.sleep(600); // the GIL held: the woken loop and the watchdog both wait for it
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                });
+                Thread.sleep(100);
+            }
+            assertThat(harness.onLoop(gil -> call(gil, "unsafe_calls_count", token))).as("the queued callbacks ran").isEqualTo(3L);
+            assertThat(harness.bridge.stats().stallsDetected()).as("missed wake-ups reported").isEqualTo(stallsBefore);
+        } finally {
+            DeliberateStalls.show();
+        }
+    }
+
     /** Keeps the watchdog's warnings about this test's own stalls off stderr (every other line goes there as before). */
     static final class DeliberateStalls implements dev.apx.log.Log.Sink {
         static final String CALLBACK = "unwoken_by_design("; // apxtest.bridge_apps
