@@ -116,7 +116,9 @@ abstract class BridgeContract {
      */
     @Test
     void aMissedWakeUpIsFoundAndTheLoopWoken() throws InterruptedException {
-        org.junit.jupiter.api.Assumptions.assumeTrue(harness.bridge.loopKind().equals("asyncio"), "asyncio's loop only (uvloop's queue cannot be seen)");
+        if (!harness.bridge.loopKind().equals("asyncio")) {
+            return; // uvloop's queue cannot be seen: no watchdog (and no assumption: TwoRuntimesContract runs this on a second thread)
+        }
         long stallsBefore = harness.bridge.stats().stallsDetected();
         String token = getClass().getSimpleName() + "-" + System.nanoTime();
         DeliberateStalls.hide();
@@ -142,7 +144,9 @@ abstract class BridgeContract {
      */
     @Test
     void aLoopWokenButWaitingForTheGilIsNotAMissedWakeUp() throws InterruptedException {
-        org.junit.jupiter.api.Assumptions.assumeTrue(harness.bridge.loopKind().equals("asyncio"), "asyncio's loop only (uvloop's queue cannot be seen)");
+        if (!harness.bridge.loopKind().equals("asyncio")) {
+            return; // uvloop's queue cannot be seen: no watchdog (and no assumption: TwoRuntimesContract runs this on a second thread)
+        }
         long stallsBefore = harness.bridge.stats().stallsDetected();
         String token = getClass().getSimpleName() + "-threadsafe-" + System.nanoTime();
         DeliberateStalls.hide();
