@@ -29,7 +29,7 @@ public final class Apx {
      * executable (another venv, another Python version) gets a runtime of its own in this JVM: a
      * separate CPython in a glibc namespace of its own (docs/interpreters.md), 16 at most per process.
      *
-     * @throws ApxException the executable is not a Python apx can embed (3.11-3.13 with a shared
+     * @throws ApxException the executable is not a Python apx can embed (3.11-3.15 with a shared
      *                      libpython), or no namespace is left for another runtime
      */
     public static synchronized PythonRuntime python(Path pythonExecutable) {

@@ -90,7 +90,7 @@ class SteppingSelector(selectors.BaseSelector):
         self._acquire_step = acquire_step
 
     def select(self, timeout=None):
-        self._release_step()
+        self._release_step(timeout)
         try:
             return self._selector.select(timeout)
         finally:

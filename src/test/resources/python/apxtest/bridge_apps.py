@@ -50,6 +50,38 @@ async def timer_stall(scope, receive, send):
     await respond(send, b"timer")
 
 
+async def queues_then_blocks(scope, receive, send):
+    """Queues loop work, then runs synchronous code for 0.6 s in the same (first) step, as a handler
+    that creates a task and then blocks does: the loop cannot run meanwhile, and is woken when the
+    step ends. Not a missed wake-up."""
+    asyncio.get_running_loop().call_soon(lambda: None)
+    time.sleep(0.6)
+    await respond(send, b"blocked")
+
+
+unsafe_calls = []
+
+
+def call_soon_from_another_thread(loop, token):
+    """loop.call_soon from a thread that is not the loop's: queued, but nothing wakes the loop (the
+    missed wake-up call_soon_threadsafe exists to prevent). Run on a thread of the test's."""
+    loop.call_soon(unwoken_by_design, token)
+
+
+def unwoken_by_design(token):
+    """The callback queued without a wake-up; its name is how the tests' log sink knows the warning."""
+    unsafe_calls.append(token)
+
+
+def call_soon_threadsafe_from_another_thread(loop, token):
+    """The threadsafe way: queued, and the loop woken through its self-pipe."""
+    loop.call_soon_threadsafe(unwoken_by_design, token)
+
+
+def unsafe_calls_count(token):
+    return unsafe_calls.count(token)
+
+
 async def mixed(scope, receive, send):
     """Tasks, sleep(0), sleep(0.001), anyio task groups and gather in one handler."""
     loop = asyncio.get_running_loop()

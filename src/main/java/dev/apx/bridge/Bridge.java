@@ -29,6 +29,7 @@ public final class Bridge implements AutoCloseable {
     private final Map<Long, Request> pending = new ConcurrentHashMap<>();
     private final AtomicLong ids = new AtomicLong();
     private final ThreadLocal<boolean[]> runningLoopSet = ThreadLocal.withInitial(() -> new boolean[1]);
+    private final boolean leaveRunningLoopSet; // CPython 3.11-3.13: see beginOnCaller
     private PyRef taskDoneCallback;
     private PyRef beginSoonCallback;
     private volatile RequestObserver observer = RequestObserver.NONE;
@@ -36,6 +37,8 @@ public final class Bridge implements AutoCloseable {
 
     private Bridge(Interpreter interpreter, BridgeConfig config) {
         this.interpreter = interpreter;
+        String[] version = interpreter.install().version().split("\\.");
+        this.leaveRunningLoopSet = Integer.parseInt(version[1]) < 14;
         this.config = config;
         this.eventLoop = new EventLoop(interpreter, config.loop(), config.startMode(), stats, config.slowDriveMillis());
         eventLoop.nameRequestsWith(taskId -> {
@@ -172,15 +175,23 @@ public final class Bridge implements AutoCloseable {
     private void beginOnCaller(Gil gil, Request request, Invocation invocation) {
         boolean[] set = runningLoopSet.get();
         if (!set[0]) {
-            set[0] = true;
-            // Once per caller thread, and left set: asyncio.get_running_loop() works in every step.
-            // (Setting and clearing it around each step cost two Python calls, and on 3.11 two getpid().)
+            // Up to 3.13, once per caller thread and left set: asyncio.get_running_loop() works in
+            // every step. (Setting and clearing it around each step cost two Python calls, and on 3.11
+            // two getpid().) From 3.14 on, around each step: there asyncio.current_task(loop) asked
+            // from another thread (the slow-step watchdog's look) answers with the task of the first
+            // thread whose running loop is that loop, and an idle caller left set answered None.
+            set[0] = leaveRunningLoopSet;
             eventLoop.api().setRunningLoop().call(gil, eventLoop.loop()).close();
         }
         long before = eventLoop.queuedWork(gil);
         try {
             request.begin(gil, invocation);
         } finally {
+            if (!leaveRunningLoopSet) {
+                try (PyRef none = gil.none()) {
+                    eventLoop.api().setRunningLoop().call(gil, none).close();
+                }
+            }
             long after = eventLoop.queuedWork(gil);
             if (after > before) {
                 // The app queued loop work (create_task, call_soon, a timer) from this thread: the

@@ -3,6 +3,7 @@ package dev.apx.bridge;
 import dev.apx.log.Log;
 import dev.apx.python.Gil;
 import dev.apx.python.Interpreter;
+import dev.apx.python.OsThread;
 import dev.apx.python.PyRef;
 import dev.apx.python.PythonException;
 
@@ -38,6 +39,8 @@ final class EventLoop implements AutoCloseable {
     /** Null unless callers drive (CALLER mode). Fair, so callers queued for it go before the loop's next batch. */
     private volatile ReentrantLock stepLock;
     private volatile long selectingSince; // 0 while the loop thread runs Python
+    private volatile double selectTimeout;  // of the select the loop is in (set before selectingSince); -1: none
+    private volatile OsThread osThread;     // the loop thread, as the kernel sees it
     private volatile boolean running = true;
     private volatile boolean closing;
     private volatile Throwable startupError;
@@ -126,8 +129,11 @@ final class EventLoop implements AutoCloseable {
     }
 
     private void setUp(Gil gil, ReentrantLock lock) {
+        osThread = OsThread.current();
         api = AsyncioApi.load(gil);
         PyRef release = gil.function("release_step", (g, args) -> {
+            Object timeout = args.get(0);
+            selectTimeout = timeout == null ? -1 : ((Number) timeout).doubleValue();
             selectingSince = System.nanoTime();
             slowSteps.loopBusy(0);
             if (stepLock != null) {
@@ -218,7 +224,19 @@ final class EventLoop implements AutoCloseable {
         }
     }
 
-    /** Finds the loop asleep in select while callbacks wait in {@code _ready}: a stall. Counts it and wakes the loop. */
+    /**
+     * Finds the loop asleep in select while work waits in {@code _ready} (or a timer is overdue)
+     * and nothing will wake it: a missed wake-up. Counts it and wakes the loop.
+     *
+     * <p>Asleep means all of: it went into select with a timeout that has not run out (a select
+     * with timeout 0 is the loop passing by with work ready); no wake-up was signalled since it last
+     * drained its queue (one was: it returns from select, or already has, and waits for the GIL or
+     * the step lock); no caller is mid-step (a caller wakes the loop when its step ends, if the
+     * step queued work); and the loop thread is blocked in epoll, where the kernel can tell
+     * ({@link OsThread}), not waiting for the GIL after another file descriptor woke it. A loop slowed by the GIL or the step lock is not a missed wake-up: under a
+     * switch interval of 0.1 ms and CPU-bound threads it took up to a second to come back from a
+     * select(0), which the check without the first two conditions reported.
+     */
     private void watch() {
         while (running) {
             try {
@@ -234,21 +252,42 @@ final class EventLoop implements AutoCloseable {
             if (readyLengthOwner.storedSize() == 0 && scheduled.storedSize() == 0) {
                 continue; // nothing queued: no need to take the GIL from the threads serving requests
             }
-            boolean stalled = interpreter.call(gil -> {
-                if (selectingSince != since) {
-                    return false; // the loop woke up meanwhile
+            String stalled = interpreter.call(gil -> {
+                // With the GIL the loop thread cannot move: it is in select or waits to come back.
+                if (selectingSince != since || !asleep(since)) {
+                    return null;
                 }
+                String queued;
                 if (readyLengthOwner.len(gil) > 0) {
-                    return true;
+                    try (PyRef first = readyLengthOwner.callMethod(gil, "__getitem__", 0)) {
+                        queued = first.repr(gil);
+                    }
+                } else if (overdueTimer(gil)) {
+                    queued = "a timer overdue";
+                } else {
+                    return null;
                 }
-                return overdueTimer(gil);
+                // Read after the queue: a caller that queued work and has since left its step has woken the loop.
+                ReentrantLock lock = stepLock;
+                if ((lock != null && lock.isLocked()) || readyQueue.wakePending()) {
+                    return null;
+                }
+                // Woken some other way (call_soon_threadsafe's self-pipe, a socket), the loop thread waits
+                // for the GIL in a futex, not in epoll: the kernel says which.
+                return Boolean.FALSE.equals(osThread.inPoll()) ? null : queued;
             });
-            if (stalled) {
+            if (stalled != null) {
                 stats.stallsDetected.increment();
-                Log.warning("apx: the event loop slept in select with work queued (a missing wake-up); waking it");
+                Log.warning("apx: the event loop slept in select with work queued (a missing wake-up); waking it (queued: " + stalled + ")");
                 readyQueue.wake();
             }
         }
+    }
+
+    /** The loop went into select at {@code since} with a timeout that has not run out. */
+    private boolean asleep(long since) {
+        double timeout = selectTimeout;
+        return timeout < 0 || System.nanoTime() - since < (long) (timeout * 1e9);
     }
 
     void stepBegins(Request request) {

@@ -66,6 +66,11 @@ final class ReadyQueue implements AutoCloseable {
         }
     }
 
+    /** A wake-up was signalled and the loop has not drained since: it returns from select, or has. */
+    boolean wakePending() {
+        return wakePending.get();
+    }
+
     boolean isEmpty() {
         return actions.isEmpty();
     }

@@ -25,7 +25,7 @@ public record PythonInstall(
         Path executable, String version, Path library, List<String> sysPath, String prefix) {
 
     public static final int MIN_MINOR = 11;
-    public static final int MAX_MINOR = 13;
+    public static final int MAX_MINOR = 15;
     private static final long PROBE_TIMEOUT_SECONDS = 60;
 
     public PythonInstall {
@@ -87,7 +87,7 @@ public record PythonInstall(
         }
         String where = "Python " + version + " at " + executable;
         if (!"cpython".equals(facts.get("implementation"))) {
-            throw new PythonSetupException(where + " is " + facts.get("implementation") + ", not CPython; apx embeds CPython 3.11-3.13");
+            throw new PythonSetupException(where + " is " + facts.get("implementation") + ", not CPython; apx embeds CPython 3." + MIN_MINOR + " to 3." + MAX_MINOR);
         }
         String[] parts = version.split("\\.");
         int major = Integer.parseInt(parts[0]);
@@ -99,6 +99,7 @@ public record PythonInstall(
             throw new PythonSetupException(where + " is newer than apx supports: apx needs CPython 3." + MIN_MINOR + " to 3." + MAX_MINOR);
         }
         if (!"0".equals(facts.getOrDefault("gil_disabled", "0"))) {
+            // The bridge's step lock and its lock-free reads of loop._ready rest on the GIL (docs/python-versions.md).
             throw new PythonSetupException(where + " is a free-threaded build; apx needs a build with the GIL");
         }
         if (!"1".equals(facts.get("enable_shared"))) {

@@ -301,7 +301,7 @@ class CommandLineIT {
 
         Result result = run(Map.of(), "--python", exe.toString(), "--app-dir", EXAMPLES.toString(), "hello:app");
 
-        assertFailsWith(result, "Python " + version + " at " + exe + " is too old: apx needs CPython 3.11 to 3.13");
+        assertFailsWith(result, "Python " + version + " at " + exe + " is too old: apx needs CPython 3.11 to 3.15");
     }
 
     @Test

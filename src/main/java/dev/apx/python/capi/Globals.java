@@ -9,7 +9,7 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
  * read once after that runtime is initialised, and the raw object-header reads apx does (the same
  * for every runtime).
  *
- * <p>Header layout ({@code ob_refcnt} then {@code ob_type}) is the same on 3.11-3.13 for builds
+ * <p>Header layout ({@code ob_refcnt} then {@code ob_type}) is the same on 3.11-3.15 for builds
  * with a GIL; free-threaded builds are refused before we get here.
  */
 public final class Globals {

@@ -23,6 +23,7 @@ public final class Libc {
     private static final MethodHandle WRITE = bind("write", FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_LONG));
     private static final MethodHandle READ = bind("read", FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_LONG));
     private static final MethodHandle CLOSE = bind("close", FunctionDescriptor.of(JAVA_INT, JAVA_INT));
+    private static final MethodHandle GETTID = bind("gettid", FunctionDescriptor.of(JAVA_INT));
     private static final MethodHandle SIGACTION = bind("sigaction", FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, ADDRESS));
     private static final MethodHandle SIGNAL = bind("signal", FunctionDescriptor.of(ADDRESS, JAVA_INT, ADDRESS));
     private static final long SIG_IGN = 1;
@@ -57,6 +58,15 @@ public final class Libc {
     public static long readCounter(int fd, MemorySegment eightBytes) {
         try {
             return (long) READ.invokeExact(fd, eightBytes, 8L);
+        } catch (Throwable t) {
+            throw Binder.rethrow(t);
+        }
+    }
+
+    /** The calling thread's Linux thread id (its /proc/self/task entry). */
+    public static int gettid() {
+        try {
+            return (int) GETTID.invokeExact();
         } catch (Throwable t) {
             throw Binder.rethrow(t);
         }

@@ -58,11 +58,11 @@ public final class TestCerts {
     public TestCerts(Path dir) throws Exception {
         this.dir = dir;
         KeyPair caKeys = rsa();
-        ca = sign(new X500Name("CN=apx test CA"), caKeys, new X500Name("CN=apx test CA"), caKeys.getPrivate(), true, false);
+        ca = sign(new X500Name("CN=apx test CA"), caKeys, new X500Name("CN=apx test CA"), caKeys, true, false);
         KeyPair serverKeys = rsa();
-        server = sign(new X500Name("CN=localhost"), serverKeys, new X500Name("CN=apx test CA"), caKeys.getPrivate(), false, true);
+        server = sign(new X500Name("CN=localhost"), serverKeys, new X500Name("CN=apx test CA"), caKeys, false, true);
         clientKeys = rsa();
-        client = sign(new X500Name("CN=client one,O=apx"), clientKeys, new X500Name("CN=apx test CA"), caKeys.getPrivate(), false, false);
+        client = sign(new X500Name("CN=client one,O=apx"), clientKeys, new X500Name("CN=apx test CA"), caKeys, false, false);
 
         caCert = write("ca.pem", pem(ca));
         serverCert = write("server.pem", pem(server) + pem(ca));
@@ -134,17 +134,27 @@ public final class TestCerts {
         return generator.generateKeyPair();
     }
 
-    private static X509Certificate sign(X500Name subject, KeyPair keys, X500Name issuer, PrivateKey issuerKey, boolean isCa,
+    private static X509Certificate sign(X500Name subject, KeyPair keys, X500Name issuer, KeyPair issuerKeys, boolean isCa,
                                         boolean serverNames) throws Exception {
         long now = System.currentTimeMillis();
         JcaX509v3CertificateBuilder builder = new JcaX509v3CertificateBuilder(issuer, BigInteger.valueOf(now ^ subject.hashCode()).abs(),
                 new Date(now - 3_600_000L), new Date(now + 86_400_000L), subject, keys.getPublic());
         builder.addExtension(Extension.basicConstraints, true, new BasicConstraints(isCa));
+        // Key identifiers and the CA's key usage, as a real CA's certificates have: Python 3.13+ verifies
+        // with VERIFY_X509_STRICT, which rejects a chain without them ("Missing Authority Key Identifier").
+        org.bouncycastle.cert.jcajce.JcaX509ExtensionUtils ids = new org.bouncycastle.cert.jcajce.JcaX509ExtensionUtils();
+        builder.addExtension(Extension.subjectKeyIdentifier, false, ids.createSubjectKeyIdentifier(keys.getPublic()));
+        builder.addExtension(Extension.authorityKeyIdentifier, false, ids.createAuthorityKeyIdentifier(
+                issuerKeys.getPublic()));
+        if (isCa) {
+            builder.addExtension(Extension.keyUsage, true, new org.bouncycastle.asn1.x509.KeyUsage(
+                    org.bouncycastle.asn1.x509.KeyUsage.keyCertSign | org.bouncycastle.asn1.x509.KeyUsage.cRLSign));
+        }
         if (serverNames) {
             builder.addExtension(Extension.subjectAlternativeName, false, new GeneralNames(new GeneralName[]{
                     new GeneralName(GeneralName.dNSName, "localhost"), new GeneralName(GeneralName.iPAddress, "127.0.0.1")}));
         }
-        X509CertificateHolder holder = builder.build(new JcaContentSignerBuilder("SHA256withRSA").build(issuerKey));
+        X509CertificateHolder holder = builder.build(new JcaContentSignerBuilder("SHA256withRSA").build(issuerKeys.getPrivate()));
         return new JcaX509CertificateConverter().getCertificate(holder);
     }
 }
