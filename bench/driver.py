@@ -76,10 +76,10 @@ class Workload:
 
 
 WSGI_PEERS = ("gunicorn", "uvicorn", "granian", "hypercorn")
-# Granian's runtime mode when a row names plain "granian": "st" (one single-threaded Rust runtime)
-# measured ahead of "mt" on this 2-core machine, as its docs expect for few processes
-# (docs/benchmarks-peers.md); "granian:st" and "granian:mt" name one explicitly.
-GRANIAN_MODE = "st"
+# Granian's runtime mode when a row names plain "granian": "mt" served more req/s on 18 of 26 rows and used
+# less CPU per request on 19 than "st", both beside each other in one run (docs/benchmarks-peers.md);
+# "granian:st" and "granian:mt" name one explicitly.
+GRANIAN_MODE = "mt"
 GRANIAN_MODES = ("st", "mt")
 
 WORKLOADS = [
