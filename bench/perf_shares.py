@@ -2,12 +2,14 @@
 one bucket, the buckets as shares of the samples and, given the requests served while perf recorded, as
 µs of CPU per request.
 
-usage: python bench/perf_shares.py PERF_DATA [--requests N] [--hz 999] [--top 15]
+usage: python bench/perf_shares.py PERF_DATA [--requests N] [--hz 999] [--top 12] [--by-thread]
 
 A sample's bucket is decided from its stack, the first rule that matches winning:
   JIT compiler, GC, other JVM  a thread of HotSpot's own (C1/C2 compiler threads, GC workers, the VM thread)
   GIL hand-offs        CPython taking or dropping its GIL (take_gil, drop_gil, PyEval_RestoreThread /
                        SaveThread, PyGILState_*), kernel futex time beneath it included
+  Java monitor contention  a thread entering a `synchronized` block another holds (HotSpot's spinning and
+                       parking beneath it included)
   kernel: ...          the sample's leaf is in the kernel; split by the system call or softirq on the stack
                        (socket writes, socket reads, epoll, futex wake/wait, other)
   CPython interpreter  libpython and CPython extension modules (uvloop, pydantic-core, ...)
@@ -28,6 +30,9 @@ import sys
 GIL = re.compile(r"^(take_gil|drop_gil|PyEval_RestoreThread|PyEval_SaveThread|PyEval_AcquireThread|PyEval_ReleaseThread|"
                  r"PyGILState_Ensure|PyGILState_Release|_PyEval_EvalFrame.*gil|PyThread_acquire_lock_timed|"
                  r"_PyThreadState_Swap|PyEval_AcquireLock)")
+# a `synchronized` block another thread holds: HotSpot spins (SpinPause), then parks the thread
+MONITOR = re.compile(r"^(SharedRuntime::complete_monitor_locking|ObjectMonitor::enter|LightweightSynchronizer::enter|"
+                     r"C2 Runtime complete_monitor_locking)")
 JVM_THREAD = [(re.compile(r"^(C1|C2) CompilerThre"), "JIT compiler"),
               (re.compile(r"^(GC Thread|G1 |VM Periodic|GC |G1Conc|G1 Refine|G1 Service|Serial)"), "GC"),
               (re.compile(r"^(VM Thread|VM Periodic Tas|Common-Cleaner|Signal Dispatch|Notification Thr)"), "other JVM")]
@@ -64,6 +69,8 @@ def bucket(comm, stack):
             return name
     if any(GIL.match(sym) for sym, _ in stack):
         return "GIL hand-offs"
+    if any(MONITOR.match(sym) for sym, _ in stack):
+        return "Java monitor contention"
     if not stack:
         return "other"
     leaf_sym, leaf_dso = stack[0]
@@ -73,6 +80,8 @@ def bucket(comm, stack):
             if pattern.search(text):
                 return name
         return "kernel: other (interrupts, scheduling, page faults)"
+    if "_granian" in leaf_dso:  # a profile of Granian, for comparison: its Rust runtime and HTTP stack
+        return "Granian (Rust: hyper, tokio, its ASGI glue)"
     if "libpython" in leaf_dso or ".cpython-" in leaf_dso or "site-packages" in leaf_dso:
         return "CPython interpreter"
     name = java_name(leaf_sym, leaf_dso)
@@ -115,12 +124,14 @@ def main(argv):
     p.add_argument("--requests", type=int, help="requests served while perf recorded: adds µs per request")
     p.add_argument("--hz", type=int, default=999, help="perf record's -F (default 999, bench/perf-one's)")
     p.add_argument("--top", type=int, default=12, help="the leaf symbols with the most samples (default 12)")
+    p.add_argument("--by-thread", action="store_true", help="also the samples per thread name")
     options = p.parse_args(argv)
-    counts, leaves = collections.Counter(), collections.Counter()
+    counts, leaves, threads = collections.Counter(), collections.Counter(), collections.Counter()
     total = 0
     for comm, stack in samples(options.data):
         total += 1
         counts[bucket(comm, stack)] += 1
+        threads[re.sub(r"[-#]?\d+$", "", comm)] += 1
         if stack:
             leaves[(stack[0][0][:90], stack[0][1].rsplit("/", 1)[-1])] += 1
     if not total:
@@ -132,6 +143,10 @@ def main(argv):
     for name, n in counts.most_common():
         per = f"{1e6 * n / options.hz / options.requests:.1f}" if options.requests else ""
         print(f"| {name} | {100 * n / total:.1f} % | {per} |")
+    if options.by_thread:
+        print("\nsamples per thread name:")
+        for name, n in threads.most_common():
+            print(f"  {100 * n / total:5.1f} %  {name}")
     print(f"\ntop {options.top} leaf symbols:")
     for (sym, dso), n in leaves.most_common(options.top):
         print(f"  {100 * n / total:5.1f} %  {sym}  ({dso})")
