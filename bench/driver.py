@@ -81,6 +81,9 @@ WSGI_PEERS = ("gunicorn", "uvicorn", "granian", "hypercorn")
 # "granian:st" and "granian:mt" name one explicitly.
 GRANIAN_MODE = "mt"
 GRANIAN_MODES = ("st", "mt")
+# Granian's WSGI threads, as Gunicorn's: its default (up to 512, started on demand) cost ~1.5x the CPU per
+# Flask request of 8 on this machine (docs/benchmarks-peers.md)
+GRANIAN_WSGI_THREADS = 8
 
 WORKLOADS = [
     Workload("plaintext", "raw:hello", "/", expect_bytes=13),
@@ -198,7 +201,8 @@ def server_command(kind, app, port, ceiling_classes=None, interface="", workers=
         mode = kind.split(":", 1)[1] if ":" in kind else GRANIAN_MODE
         return [str(VENV_PYTHON), "-m", "granian", "--interface", interface or "asgi", "--workers", str(workers),
                 "--loop", "uvloop", "--runtime-mode", mode, "--working-dir", str(APPS), "--host", "127.0.0.1",
-                "--port", str(port), "--no-access-log", "--log-level", "warning"] + granian_tls(tls) + [app]
+                "--port", str(port), "--no-access-log", "--log-level", "warning"] + granian_tls(tls) \
+            + (["--blocking-threads", str(GRANIAN_WSGI_THREADS)] if interface == "wsgi" else []) + [app]
     if kind == "hypercorn":  # its uvloop worker; a WSGI app is named "wsgi:module:app" (it runs it in threads)
         return [str(VENV_PYTHON), "-m", "hypercorn", "-k", "uvloop", "-w", str(workers), "--backlog", "2048",
                 "-b", f"127.0.0.1:{port}", "--log-level", "warning"] + certs_for_hypercorn(tls) \
