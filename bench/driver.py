@@ -81,7 +81,7 @@ WSGI_PEERS = ("gunicorn", "uvicorn", "granian", "hypercorn")
 # "granian:st" and "granian:mt" name one explicitly.
 GRANIAN_MODE = "mt"
 GRANIAN_MODES = ("st", "mt")
-# Granian's WSGI threads, as Gunicorn's: its default (up to 512, started on demand) cost ~1.5x the CPU per
+# Granian's WSGI threads, as Gunicorn's: its default (up to 512, started on demand) cost ~1.4x the CPU per
 # Flask request of 8 on this machine (docs/benchmarks-peers.md)
 GRANIAN_WSGI_THREADS = 8
 
