@@ -1,9 +1,9 @@
-"""The benchmark driver behind bench/run: apx against Uvicorn, workload by workload, with wrk.
+"""The benchmark driver behind bench/run: apx against its peers, workload by workload, with wrk.
 
-Each workload's app is served by apx and by Uvicorn (both pinned to core 0, each on its own port,
-both alive for the workload's measurements); wrk runs pinned to core 1. Each server is checked
-for the right answer, then warmed up, then measured REPS times per connection count, apx and
-Uvicorn alternating. Every measurement also takes the server's CPU time and context switches
+Each workload's app is served by apx and by its peers (Uvicorn, Granian and Hypercorn; on the WSGI
+rows Gunicorn too), all pinned to core 0, each on its own port, all alive for the workload's
+measurements; wrk runs pinned to core 1. Each server is checked for the right answer, then warmed
+up, then measured REPS times per connection count, the servers alternating. Every measurement also takes the server's CPU time and context switches
 (all its threads, from /proc) over its window, reported per request. Results go to
 bench/results/latest.json and .tsv, a table and issue 12's targets to stdout, and a chart of the
 apx/Uvicorn ratios to bench/results/latest.png (and to docs/ on a full run).
@@ -11,7 +11,9 @@ apx/Uvicorn ratios to bench/results/latest.png (and to docs/ on a full run).
 The database rows (db, fortunes, queries-20, updates-5; 64 connections) run on a PostgreSQL
 that bench/run starts for them (Debian's postgresql package; initdb into a temp directory, a
 free port, TechEmpower's World and Fortune tables) and stops at the end, Ctrl-C included.
---apx-io loop,threads runs apx once per I/O mode (apx:loop, apx:threads) beside Uvicorn.
+--apx-io loop,threads runs apx once per I/O mode (apx:loop, apx:threads) beside the peers.
+--peers LIST replaces every row's peers (e.g. uvicorn alone, or granian:st,granian:mt to compare
+Granian's runtime modes).
 --db-placement pinned,unpinned runs the database rows with PostgreSQL pinned beside wrk and again
 with it free to share the server's core (rows NAME@unpinned), re-pinning the one PostgreSQL between.
 --warmup-seconds N measures as a user would: a fresh server per row (workload and connection count),
@@ -36,7 +38,7 @@ from pathlib import Path
 
 import answers
 from postgres import Postgres, PostgresError
-from report import chart, is_apx, summarise, table, targets, tsv, update_docs
+from report import chart, is_apx, is_compared_peer, peers_table, summarise, table, targets, tsv, update_docs
 
 ROOT = Path(__file__).resolve().parent.parent
 BENCH = ROOT / "bench"
@@ -64,7 +66,7 @@ class Workload:
     check: object = None   # answers.py's check of the answer, instead of expect_bytes
     database: bool = False  # needs bench/run's PostgreSQL (APX_BENCH_DSN)
     interface: str = ""  # apx's and Uvicorn's --interface (wsgi), else the default
-    peers: tuple = ("uvicorn",)  # the servers apx is measured against
+    peers: tuple = ("uvicorn", "granian", "hypercorn")  # the servers apx is measured against
     workers: int = 1  # --workers N for both servers (then on every core, beside wrk: no target)
     tls: bool = False        # both servers with --ssl-certfile/--ssl-keyfile (target/bench-certs, made by bench/run)
     h2: bool = False         # load with h2load, 10 streams per connection (Uvicorn, without zttp, is skipped)
@@ -72,6 +74,16 @@ class Workload:
     min_reps: int = 0        # at least this many repetitions (not with --quick), whatever --reps says
     min_warmup: int = 0      # at least this many seconds of warm-up for apx (not with --quick), whatever --warmup-apx says
 
+
+WSGI_PEERS = ("gunicorn", "uvicorn", "granian", "hypercorn")
+# Granian's runtime mode when a row names plain "granian": "mt" served more req/s on 18 of 26 rows and used
+# less CPU per request on 19 than "st", both beside each other in one run (docs/benchmarks-peers.md);
+# "granian:st" and "granian:mt" name one explicitly.
+GRANIAN_MODE = "mt"
+GRANIAN_MODES = ("st", "mt")
+# Granian's WSGI threads, as Gunicorn's: its default (up to 512, started on demand) cost ~1.4x the CPU per
+# Flask request of 8 on this machine (docs/benchmarks-peers.md)
+GRANIAN_WSGI_THREADS = 8
 
 WORKLOADS = [
     Workload("plaintext", "raw:hello", "/", expect_bytes=13),
@@ -105,26 +117,27 @@ WORKLOADS = [
              connections=(64,)),
     # apx rows appear once apx serves WebSockets (issue 5); until then only Uvicorn's is measured.
     # WSGI (issue 16): apx --interface wsgi against Gunicorn's threaded worker and Uvicorn --interface wsgi
-    Workload("flask-hello", "wsgi_apps:flask", "/", expect_bytes=13, interface="wsgi", peers=("gunicorn", "uvicorn"),
-             note="Gunicorn -k gthread, 1 worker, 8 threads; Uvicorn --interface wsgi (its WSGIMiddleware)"),
-    Workload("flask-json", "wsgi_apps:flask", "/json", interface="wsgi", peers=("gunicorn", "uvicorn"),
+    Workload("flask-hello", "wsgi_apps:flask", "/", expect_bytes=13, interface="wsgi", peers=WSGI_PEERS,
+             note="Gunicorn -k gthread, 1 worker, 8 threads; Uvicorn --interface wsgi (its WSGIMiddleware); "
+                  "Granian --interface wsgi; Hypercorn's WSGI support"),
+    Workload("flask-json", "wsgi_apps:flask", "/json", interface="wsgi", peers=WSGI_PEERS,
              expect_bytes=len(b'{"items":[1,2,3],"message":"Hello, world!"}\n')),
-    Workload("django-wsgi", "wsgi_apps:django_app", "/json", interface="wsgi", peers=("gunicorn", "uvicorn"),
+    Workload("django-wsgi", "wsgi_apps:django_app", "/json", interface="wsgi", peers=WSGI_PEERS,
              expect_bytes=len(b'{"message": "Hello, world!", "items": [1, 2, 3]}')),
-    Workload("websocket-echo", "raw:ws_echo", "/", websocket=True, connections=(100,),
+    Workload("websocket-echo", "raw:ws_echo", "/", websocket=True, connections=(100,), peers=("uvicorn",),
              note="64-byte text messages echoed, closed loop per connection (bench/wsload/WsLoad.java); req/s = messages/s"),
     # issue 14: a supervisor and 2 worker processes each; CPU is theirs all together
-    Workload("plaintext-workers2", "raw:hello", "/", expect_bytes=13, workers=2,
+    Workload("plaintext-workers2", "raw:hello", "/", expect_bytes=13, workers=2, peers=("uvicorn",),
              note="--workers 2 for both, on both cores beside wrk (2 cores: no target)"),
     # issue 15: TLS and HTTP/2 (apx's BoringSSL; Uvicorn's Python ssl)
-    Workload("https-plaintext", "raw:hello", "/", expect_bytes=13, tls=True,
+    Workload("https-plaintext", "raw:hello", "/", expect_bytes=13, tls=True, peers=("uvicorn",),
              note="HTTPS/1.1 (TLS 1.3, keep-alive) with wrk; the plaintext row is the same app in cleartext"),
-    Workload("h2-plaintext", "raw:hello", "/", expect_bytes=13, h2=True,
+    Workload("h2-plaintext", "raw:hello", "/", expect_bytes=13, h2=True, peers=("uvicorn",),
              note="cleartext h2 (prior knowledge), h2load -m 10: 10 streams per connection; Uvicorn serves no h2. "
                   "h2load gives mean and max latency: p50 shows the mean, p99 the max"),
-    Workload("h2-tls-plaintext", "raw:hello", "/", expect_bytes=13, h2=True, tls=True,
+    Workload("h2-tls-plaintext", "raw:hello", "/", expect_bytes=13, h2=True, tls=True, peers=("uvicorn",),
              note="h2 over TLS (ALPN), h2load -m 10; p50 = mean, p99 = max latency"),
-    Workload("tls-handshakes", "raw:hello", "/", expect_bytes=13, tls=True, close=True,
+    Workload("tls-handshakes", "raw:hello", "/", expect_bytes=13, tls=True, close=True, peers=("uvicorn",),
              note="Connection: close over HTTPS: a new connection per request, on which wrk resumes its TLS session "
                   "(SSL_clear keeps it); req/s = resumed handshakes/s. Full handshakes: bench/tls-handshakes"),
 ]
@@ -184,6 +197,16 @@ def server_command(kind, app, port, ceiling_classes=None, interface="", workers=
     if kind == "uvicorn":
         return [str(VENV_PYTHON), "-m", "uvicorn", "--loop", "uvloop", "--http", "httptools", "--app-dir", str(APPS),
                 "--port", str(port), "--no-access-log", "--log-level", "warning"] + certs + chosen + more + [app]
+    if kind == "granian" or kind.startswith("granian:"):  # one worker, uvloop, a runtime mode (GRANIAN_MODE)
+        mode = kind.split(":", 1)[1] if ":" in kind else GRANIAN_MODE
+        return [str(VENV_PYTHON), "-m", "granian", "--interface", interface or "asgi", "--workers", str(workers),
+                "--loop", "uvloop", "--runtime-mode", mode, "--working-dir", str(APPS), "--host", "127.0.0.1",
+                "--port", str(port), "--no-access-log", "--log-level", "warning"] + granian_tls(tls) \
+            + (["--blocking-threads", str(GRANIAN_WSGI_THREADS)] if interface == "wsgi" else []) + [app]
+    if kind == "hypercorn":  # its uvloop worker; a WSGI app is named "wsgi:module:app" (it runs it in threads)
+        return [str(VENV_PYTHON), "-m", "hypercorn", "-k", "uvloop", "-w", str(workers), "--backlog", "2048",
+                "-b", f"127.0.0.1:{port}", "--log-level", "warning"] + certs_for_hypercorn(tls) \
+            + [f"wsgi:{app}" if interface == "wsgi" else app]
     if kind == "gunicorn":  # the common threaded deployment of a WSGI app, one process as apx's
         return [str(VENV_PYTHON), "-m", "gunicorn", "-k", "gthread", "-w", "1", "--threads", "8", "--chdir", str(APPS),
                 "-b", f"127.0.0.1:{port}", "--log-level", "warning", app]
@@ -193,14 +216,29 @@ def server_command(kind, app, port, ceiling_classes=None, interface="", workers=
             "NettyCeiling", kind, str(port)]
 
 
+def granian_tls(tls):
+    return ["--ssl-certificate", str(CERTS / "cert.pem"), "--ssl-keyfile", str(CERTS / "key.pem")] if tls else []
+
+
+def certs_for_hypercorn(tls):
+    return ["--certfile", str(CERTS / "cert.pem"), "--keyfile", str(CERTS / "key.pem")] if tls else []
+
+
+def peer_kind_ok(kind):
+    """A --peers name bench/run knows."""
+    return kind in ("uvicorn", "granian", "hypercorn", "gunicorn") or kind in (f"granian:{m}" for m in GRANIAN_MODES)
+
+
 def start_server(kind, app, label, ceiling_classes=None, interface="", workers=1, tls=False):
     port = free_port()
     metrics_port = free_port() if kind == "apx-metrics" else None
-    log = RESULTS / f"server-{label}-{kind}.log"
+    log = RESULTS / f"server-{label}-{kind.replace(':', '-')}.log"
     cores = SERVER_CORE if workers == 1 else f"{SERVER_CORE},{WRK_CORE}"
     with open(log, "w") as out:
+        # Hypercorn imports the app's module from its working directory (it has no --app-dir)
         process = subprocess.Popen(["taskset", "-c", cores] + server_command(kind, app, port, ceiling_classes, interface, workers, metrics_port, tls),
-                                   stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
+                                   stdout=out, stderr=subprocess.STDOUT, start_new_session=True,
+                                   cwd=APPS if kind == "hypercorn" else None)
     server = Server(kind, process, port, log)
     if metrics_port:
         server.scraper = Scraper(metrics_port)
@@ -355,17 +393,23 @@ def _cpu_ticks(stat_path):
 
 
 def context_switches(server):
-    """Voluntary + involuntary context switches of the server's threads so far (a thread that ended
-    takes its count with it; the servers keep theirs for their life)."""
+    """Voluntary + involuntary context switches of the server's threads so far, with its worker processes'
+    (Granian, Hypercorn and Gunicorn serve from a child; a thread that ended takes its count with it; the
+    servers keep theirs for their life)."""
     total = 0
-    tasks = f"/proc/{server.process.pid}/task"
-    for task in os.listdir(tasks):
+    for pid in _server_pids(server):
+        tasks = f"/proc/{pid}/task"
         try:
-            with open(f"{tasks}/{task}/status") as f:
-                total += sum(int(line.split()[1]) for line in f
-                             if line.startswith(("voluntary_ctxt_switches:", "nonvoluntary_ctxt_switches:")))
+            names = os.listdir(tasks)
         except (FileNotFoundError, ProcessLookupError):
-            pass
+            continue
+        for task in names:
+            try:
+                with open(f"{tasks}/{task}/status") as f:
+                    total += sum(int(line.split()[1]) for line in f
+                                 if line.startswith(("voluntary_ctxt_switches:", "nonvoluntary_ctxt_switches:")))
+            except (FileNotFoundError, ProcessLookupError):
+                pass
     return total
 
 
@@ -540,8 +584,8 @@ def machine():
                 break
     java = Path(os.environ["JAVA_HOME"]) / "bin" / "java"
     versions = command_output([str(VENV_PYTHON), "-c", "import importlib.metadata as m, sys; print(sys.version.split()[0], *["
-                               "f'{p}=' + m.version(p) for p in ('uvicorn','uvloop','httptools','websockets','starlette','fastapi','pydantic',"
-                               "'django','asyncpg','jinja2')])"])
+                               "f'{p}=' + m.version(p) for p in ('uvicorn','granian','hypercorn','gunicorn','uvloop','httptools','websockets',"
+                               "'starlette','fastapi','pydantic','django','flask','asyncpg','jinja2')])"])
     return {"nproc": os.cpu_count(), "cpu": cpu, "kernel": platform.release(),
             "java": subprocess.run([str(java), "-version"], capture_output=True, text=True).stderr.splitlines()[0],
             "python_and_packages": versions,
@@ -568,6 +612,10 @@ def parse_args(argv):
     p.add_argument("--render", metavar="RESULTS_JSON",
                    help="measure nothing: print the table, targets and chart of an earlier run's latest.json "
                         "(with --docs, also into docs/)")
+    p.add_argument("--peers", metavar="LIST", default="",
+                   help="comma-separated servers to run beside apx on every row instead of each row's own (uvicorn, "
+                        f"granian, granian:st, granian:mt, hypercorn, gunicorn; plain granian is --runtime-mode {GRANIAN_MODE}); "
+                        "the plaintext-metrics row keeps its own")
     p.add_argument("--apx-io", metavar="MODES", default="",
                    help="comma-separated apx I/O modes (apx --io: loop, threads): apx runs once per mode, shown as "
                         "apx:MODE, beside Uvicorn in the same run (default: one apx with its default mode, shown as apx)")
@@ -592,6 +640,10 @@ def parse_args(argv):
     if any(m not in ("loop", "threads") for m in modes) or len(set(modes)) != len(modes):
         p.error(f"--apx-io takes distinct modes out of loop, threads: {options.apx_io!r}")
     options.apx_kinds = [f"apx:{m}" for m in modes] or ["apx"]
+    options.peers = [k for k in options.peers.split(",") if k]
+    if any(not peer_kind_ok(k) for k in options.peers) or len(set(options.peers)) != len(options.peers):
+        p.error(f"--peers takes distinct servers out of uvicorn, granian, granian:st, granian:mt, hypercorn, "
+                f"gunicorn: {','.join(options.peers)!r}")
     options.db_placements = [p_ for p_ in options.db_placement.split(",") if p_]
     if not options.db_placements or any(p_ not in ("pinned", "unpinned") for p_ in options.db_placements) \
             or len(set(options.db_placements)) != len(options.db_placements):
@@ -600,6 +652,7 @@ def parse_args(argv):
         p.error("--warmup-seconds must be 0 or more")
     if options.docs is None:
         options.docs = not options.render and not options.quick and not options.only and not options.apx_io \
+            and not options.peers \
             and options.reps >= 2 and options.connections == [50, 256] and options.warmup_seconds is None \
             and options.db_placements == ["pinned"]
     if options.duration < 1 or options.reps < 1 or any(c < 1 for c in options.connections):
@@ -647,6 +700,8 @@ def main(argv):
         saved = json.loads(Path(options.render).read_text())
         rows = summarise(saved["runs"])
         print(table(rows) + "\n\nIssue 12's targets in this run:\n" + targets(rows))
+        if any(is_compared_peer(r["server"]) for r in rows):
+            print("\nEach server: req/s, p50 / p99, CPU per request:\n" + peers_table(rows))
         chart(rows, RESULTS / "latest.png")
         print(f"bench: chart in {RESULTS / 'latest.png'}")
         if options.docs:
@@ -683,6 +738,11 @@ def placed(selected, options):
     return rows
 
 
+def peers_of(workload, options):
+    """The row's peers, or --peers (the plaintext-metrics row keeps its apx-metrics)."""
+    return list(workload.peers) if not options.peers or "apx-metrics" in workload.peers else options.peers
+
+
 def benchmark(selected, options, database=None):
     began = time.monotonic()
     loadavg_start = os.getloadavg()[0]
@@ -713,7 +773,7 @@ def benchmark(selected, options, database=None):
         # --warmup-seconds: a fresh pair of servers per connection count, as a user's benchmark starts them
         for group in ([[c] for c in counts] if options.warmup_seconds is not None else [counts]):
             servers = [start_server(kind, workload.app, label, interface=workload.interface, workers=workload.workers,
-                                    tls=workload.tls) for kind in options.apx_kinds + list(workload.peers)]
+                                    tls=workload.tls) for kind in options.apx_kinds + peers_of(workload, options)]
             try:
                 measure_group(label, list(servers), workload, options, runs, group)  # it drops the servers it skips: stop them all
             except BenchFailure as failure:
@@ -725,7 +785,7 @@ def benchmark(selected, options, database=None):
     rows = summarise(runs)
     settings = {"duration": options.duration, "reps": options.reps, "connections": options.connections,
                 "warmup_apx": options.warmup_apx, "warmup_uvicorn": options.warmup_uvicorn, "only": options.only,
-                "apx_io": options.apx_io, "db_core": options.db_core if any(w.database for w in selected) else None,
+                "apx_io": options.apx_io, "peers": options.peers, "db_core": options.db_core if any(w.database for w in selected) else None,
                 "db_placements": options.db_placements if any(w.database for w in selected) else None,
                 "warmup_seconds": options.warmup_seconds,
                 "loadavg_start": loadavg_start, "failures": failures, "loadavg_end": os.getloadavg()[0],
@@ -737,6 +797,8 @@ def benchmark(selected, options, database=None):
     (RESULTS / "latest.tsv").write_text(tsv(rows))
     print()
     print(table(rows))
+    if any(is_compared_peer(r["server"]) for r in rows):
+        print("\nEach server: req/s, p50 / p99, CPU per request:\n" + peers_table(rows))
     if any(r.get("ratio") is not None for r in rows):
         print("\nIssue 12's targets in this run:\n" + targets(rows))
     print(f"\nbench: {settings['elapsed_s'] / 60:.1f} min; load average {loadavg_start:.2f} -> {settings['loadavg_end']:.2f}; "

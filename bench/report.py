@@ -24,6 +24,11 @@ def is_apx(server):
     return server == "apx" or server.startswith("apx:")
 
 
+def is_compared_peer(server):
+    """Granian (plain or granian:MODE) and Hypercorn: peers whose ratios the table shows beside Uvicorn's."""
+    return server in ("granian", "hypercorn") or server.startswith("granian:")
+
+
 def summarise(runs):
     """One row per (workload, connections, server): means over the repetitions."""
     rows = []
@@ -69,6 +74,14 @@ def summarise(runs):
             row["vs_metrics_off"] = statistics.median(on_runs[i]["rps"] / off_runs[i]["rps"] for i in reps) if reps \
                 else row["rps"] / metrics_off["rps"]
             row["cpu_vs_metrics_off"] = row["per_cpu_s"] / metrics_off["per_cpu_s"] if metrics_off["per_cpu_s"] else None
+    for row in rows:  # apx against Granian and Hypercorn (any runtime mode): req/s and req/CPU-s ratios
+        if is_apx(row["server"]):
+            row["vs_peers"] = {}
+            for other in rows:
+                if (other["workload"], other["connections"]) == (row["workload"], row["connections"]) \
+                        and is_compared_peer(other["server"]):
+                    row["vs_peers"][other["server"]] = (row["rps"] / other["rps"] if other["rps"] else None,
+                                                        row["per_cpu_s"] / other["per_cpu_s"] if other["per_cpu_s"] else None)
     for row in rows:  # the WSGI rows: apx against Gunicorn too
         gunicorn = by_key.get((row["workload"], row["connections"], "gunicorn"))
         row["gunicorn_ratio"] = row["rps"] / gunicorn["rps"] if is_apx(row["server"]) and gunicorn else None
@@ -107,6 +120,9 @@ def table(rows):
                 ratio += f" · per CPU-s {r['cpu_vs_metrics_off']:.3f}×"
         if "of_ceiling_pct" in r:
             ratio += f" ({r['of_ceiling_pct']:.0f} % of netty)"
+        for peer, (rps_ratio, cpu_ratio) in (r.get("vs_peers") or {}).items():
+            if rps_ratio is not None:
+                ratio += f"; vs {peer} **{rps_ratio:.2f}×** · per CPU-s {cpu_ratio or 0:.2f}×"
         if r.get("gunicorn_ratio"):
             ratio += f"; vs gunicorn **{r['gunicorn_ratio']:.2f}×** · per CPU-s {r['gunicorn_cpu_ratio'] or 0:.2f}×"
             if r["workload"] in WSGI_TARGETS:
@@ -115,6 +131,35 @@ def table(rows):
                      f"| {r['p50_ms']:.2f} | {r['p99_ms']:.2f} | {r['errors']} | {r['server_cpu_pct']:.0f} % "
                      f"| {_per_request(r.get('cpu_us_per_req'), 0)} | {_per_request(r.get('ctx_per_req'), 3)} "
                      f"| {r['warmup_s']} s | {ratio} |")
+    return "\n".join(lines)
+
+
+PEER_ORDER = ("apx", "uvicorn", "granian", "hypercorn", "gunicorn")
+
+
+def peers_table(rows):
+    """One line per (workload, connections), one column per server: req/s, p50/p99 ms and CPU µs/req,
+    then apx's req/s and CPU per request against the fastest peer's. docs/benchmarks-peers.md's table."""
+    servers = sorted({r["server"] for r in rows if r["workload"] != "plaintext-ceiling"},
+                     key=lambda s: (PEER_ORDER.index(s.split(":")[0]) if s.split(":")[0] in PEER_ORDER else 99, s))
+    lines = ["| workload | conns | " + " | ".join(servers) + " | fastest peer | apx ÷ it: req/s · CPU/req |",
+             "|---|---:|" + "---:|" * len(servers) + "---|---:|"]
+    by_key = {(r["workload"], r["connections"], r["server"]): r for r in rows}
+    for workload, connections in dict.fromkeys((r["workload"], r["connections"]) for r in rows
+                                               if r["workload"] != "plaintext-ceiling"):
+        cells = []
+        for server in servers:
+            r = by_key.get((workload, connections, server))
+            cells.append("" if r is None else f"{r['rps']:,.0f}<br>{r['p50_ms']:.1f} / {r['p99_ms']:.1f} ms"
+                                              f"<br>{_per_request(r.get('cpu_us_per_req'), 0)} µs")
+        peers = [by_key[(workload, connections, s)] for s in servers
+                 if not is_apx(s) and (workload, connections, s) in by_key]
+        apx = next((by_key[(workload, connections, s)] for s in servers if is_apx(s) and (workload, connections, s) in by_key), None)
+        best = max(peers, key=lambda r: r["rps"]) if peers else None
+        compared = ""
+        if best and apx and best["rps"] and apx.get("cpu_us_per_req") and best.get("cpu_us_per_req"):
+            compared = f"{apx['rps'] / best['rps']:.2f}× · {apx['cpu_us_per_req'] / best['cpu_us_per_req']:.2f}×"
+        lines.append(f"| {workload} | {connections} | " + " | ".join(cells) + f" | {best['server'] if best else ''} | {compared} |")
     return "\n".join(lines)
 
 
