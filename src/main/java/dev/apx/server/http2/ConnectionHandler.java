@@ -328,6 +328,14 @@ final class ConnectionHandler extends Http2ConnectionHandler implements Http2Fra
     @Override
     protected void onStreamError(ChannelHandlerContext context, boolean outbound, Throwable cause, Http2Exception.StreamException error) {
         Log.debug("HTTP/2 stream " + error.streamId() + ": " + error.error() + " " + error.getMessage());
+        Http2Stream closing = connection().stream(error.streamId());
+        if (outbound && error.error() == Http2Error.STREAM_CLOSED && (closing == null || closing.state() == Http2Stream.State.CLOSED)) {
+            // Response frames still queued when the stream closed (the client's RST_STREAM, typically while
+            // an app started during the read has already answered): the stream is over, and a RST_STREAM of
+            // ours would answer the client's (RFC 9113 5.4.2 forbids it) and count against the limit on the
+            // resets the server writes, refusing a rapid reset flood a second time.
+            return;
+        }
         if (!outbound && error.error() == Http2Error.REFUSED_STREAM) {
             openToRefuse(error.streamId());
         }
