@@ -35,7 +35,7 @@ class CommandLineIT {
     private static final Path JAR = Path.of(System.getProperty("apx.jar", "target/apx.jar")).toAbsolutePath();
     private static final Path REPO = JAR.getParent().getParent();
     private static final Path EXAMPLES = REPO.resolve("examples");
-    private static final Path PYENV_VERSIONS = Path.of("/root/.pyenv/versions");
+    private static final Path PYENV_VERSIONS = Path.of(System.getenv().getOrDefault("PYENV_ROOT", System.getProperty("user.home") + "/.pyenv"), "versions");
     private static final Pattern JAVA_STACK_FRAME = Pattern.compile("(?m)^\\s+at [\\w$.]+\\(");
 
     @TempDir
@@ -727,7 +727,7 @@ class CommandLineIT {
         return wrapper;
     }
 
-    /** The newest {@code /root/.pyenv/versions/3.X.Y/bin/python3.X} with X < 11. */
+    /** The newest {@code $PYENV_ROOT/versions/3.X.Y/bin/python3.X} (default {@code ~/.pyenv}) with X < 11. */
     private static Optional<Path> newestPyenvPythonBelow311() {
         if (!Files.isDirectory(PYENV_VERSIONS)) {
             return Optional.empty();
