@@ -146,6 +146,26 @@ class LibraryLoggingTest {
         }
     }
 
+    @Test
+    void apxsOwnServerLogsItsAccessLinesOnDevApxAccess() throws Exception {
+        String tag = tag();
+        ApxServer server = Apx.server("--python", TestPython.python().toString(), "--app-dir", PythonAppTest.TEST_APPS.toString(),
+                "--port", "0", "--warmup", "0", "apxjava.logging_app:app").start();
+        try (java.net.http.HttpClient client = java.net.http.HttpClient.newHttpClient()) {
+            java.net.http.HttpResponse<String> response = client.send(java.net.http.HttpRequest.newBuilder(
+                    java.net.URI.create("http://127.0.0.1:" + server.port() + "/levels?tag=" + tag)).build(),
+                    java.net.http.HttpResponse.BodyHandlers.ofString());
+            assertThat(response.statusCode()).isEqualTo(200);
+        } finally {
+            server.stop(java.time.Duration.ofSeconds(5));
+        }
+        ILoggingEvent access = awaitRecord(event -> event.getLoggerName().equals("dev.apx.access")
+                && event.getFormattedMessage().contains(tag));
+        assertThat(access.getLevel()).isEqualTo(Level.INFO);
+        assertThat(access.getFormattedMessage()).matches("127\\.0\\.0\\.1:\\d+ - \"GET /levels\\?tag=" + tag + " HTTP/1\\.1\" 200");
+        assertThat(recordsWith(tag)).extracting(ILoggingEvent::getLoggerName).contains(APP_LOGGER);
+    }
+
     private static String appFile() {
         return PythonAppTest.TEST_APPS.resolve("apxjava/logging_app.py").toAbsolutePath().toString();
     }
