@@ -44,8 +44,13 @@ def _threshold(name):
     try:
         return _thresholds[name]
     except KeyError:
-        level = _thresholds[name] = _java_threshold(name)
-        return level
+        pass
+    try:
+        level = _java_threshold(name)
+    except Exception:  # never an error in the app's log call: the record goes on, and the handler reports what fails
+        return logging.NOTSET
+    _thresholds[name] = level
+    return level
 
 
 def _is_enabled_for(self, level):
