@@ -166,6 +166,34 @@ class LibraryLoggingTest {
         assertThat(recordsWith(tag)).extracting(ILoggingEvent::getLoggerName).contains(APP_LOGGER);
     }
 
+    @Test
+    void anAppenderThatEntersPythonFailsFastInsteadOfHanging() throws Exception {
+        List<Throwable> refused = new java.util.concurrent.CopyOnWriteArrayList<>();
+        ch.qos.logback.core.AppenderBase<ILoggingEvent> entersPython = new ch.qos.logback.core.AppenderBase<>() {
+            @Override
+            protected void append(ILoggingEvent event) {
+                try { // the GIL is released around the appenders: this thread cannot take it back here
+                    dev.apx.python.Interpreter.running().run(gil -> gil.importModule("sys").close());
+                } catch (IllegalStateException e) {
+                    refused.add(e);
+                    throw e; // Logback reports an appender's error and goes on
+                }
+            }
+        };
+        entersPython.setContext(logback);
+        entersPython.start();
+        ch.qos.logback.classic.Logger reentrant = logback.getLogger(APP_LOGGER + ".reentrant");
+        reentrant.addAppender(entersPython);
+        try {
+            String tag = tag();
+            assertThat(get("/reentrant?tag=" + tag).status()).isEqualTo(200);
+            assertThat(refused).singleElement().satisfies(e -> assertThat(e).hasMessageContaining("inside Gil.allowThreads"));
+            assertThat(recordsWith(tag)).extracting(ILoggingEvent::getLoggerName).containsExactly(APP_LOGGER + ".reentrant");
+        } finally {
+            reentrant.detachAppender(entersPython);
+        }
+    }
+
     private static String appFile() {
         return PythonAppTest.TEST_APPS.resolve("apxjava/logging_app.py").toAbsolutePath().toString();
     }

@@ -71,3 +71,9 @@ def threads(tag: str, count: int, each: int):
     for thread in started:
         thread.join()
     return {"records": count * each}
+
+
+@app.get("/reentrant")
+async def reentrant(tag: str):
+    logging.getLogger("apxjava.logging_app.reentrant").warning("reentrant %s", tag)
+    return {"ok": True}
