@@ -23,6 +23,7 @@ module dev.apx {
     requires org.bouncycastle.pkix;
     requires org.bouncycastle.provider;
     requires info.picocli;
+    requires org.slf4j; // inside a host's JVM apx's lines and Python's records go to the host's SLF4J backend
     requires io.prometheus.metrics.core;
     requires io.prometheus.metrics.model;
     requires io.prometheus.metrics.exporter.common;

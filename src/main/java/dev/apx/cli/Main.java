@@ -286,6 +286,7 @@ public final class Main implements Callable<Integer> {
     Path python;
 
     public static void main(String[] args) {
+        Log.useConsole(); // the command line writes Uvicorn's lines itself; a host's JVM logs through SLF4J
         if (System.getProperty("io.netty.leakDetection.level") == null) {
             // Netty samples 1 buffer in 128 with a stack trace by default; the tests keep that on.
             io.netty.util.ResourceLeakDetector.setLevel(io.netty.util.ResourceLeakDetector.Level.DISABLED);

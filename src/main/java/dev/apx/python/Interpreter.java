@@ -175,6 +175,9 @@ public final class Interpreter {
                         Conversions.getAttr(gil, errors.address(gil), "JavaError"));
             }
             callables.install();
+            if (dev.apx.log.Log.output() == dev.apx.log.Log.Output.SLF4J) {
+                PythonLogging.install(gil); // before any app is imported: its records go to the host's SLF4J
+            }
         } finally {
             state.close(this);
         }
