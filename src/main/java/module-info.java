@@ -1,11 +1,13 @@
 /**
  * apx as a library: {@code dev.apx} (embed CPython, load an ASGI/WSGI app, call it in-process,
- * start apx's server) and {@code dev.apx.servlet} (serve an app in a Servlet 6.0 container).
+ * start apx's server), {@code dev.apx.config} (the server's typed configuration) and
+ * {@code dev.apx.servlet} (serve an app in a Servlet 6.0 container).
  * Everything else is internal. Only {@code dev.apx.python} calls native code: run with
  * {@code --enable-native-access=dev.apx}.
  */
 module dev.apx {
     exports dev.apx;
+    exports dev.apx.config;
     exports dev.apx.servlet;
     // the command line's options are fields picocli sets
     opens dev.apx.cli to info.picocli;

@@ -1,5 +1,9 @@
 package dev.apx;
 
+import dev.apx.config.Defaults;
+import dev.apx.config.Interface;
+import dev.apx.config.LifespanMode;
+
 import java.nio.file.Path;
 import java.util.Map;
 import java.util.Objects;
@@ -11,22 +15,16 @@ import java.util.Objects;
  * each {@code with...} returns a copy.
  */
 public final class AppOptions {
-    /** The protocol the app speaks; AUTO tells ASGI 3 from ASGI 2 as Uvicorn does (never WSGI). */
-    public enum Interface { AUTO, ASGI3, ASGI2, WSGI }
-
-    /** ASGI lifespan: AUTO runs it if the app supports it, ON requires it, OFF skips it. */
-    public enum Lifespan { AUTO, ON, OFF }
-
     private final String spec;
     private final Path appDir;
     private final Interface kind;
     private final boolean factory;
-    private final Lifespan lifespan;
+    private final LifespanMode lifespan;
     private final String rootPath;
     private final Map<String, String> env;
     private final int blockingThreads;
 
-    private AppOptions(String spec, Path appDir, Interface kind, boolean factory, Lifespan lifespan, String rootPath,
+    private AppOptions(String spec, Path appDir, Interface kind, boolean factory, LifespanMode lifespan, String rootPath,
                        Map<String, String> env, int blockingThreads) {
         this.spec = spec;
         this.appDir = appDir;
@@ -46,7 +44,7 @@ public final class AppOptions {
         if (colon <= 0 || colon == spec.length() - 1) {
             throw new IllegalArgumentException("the app must be module:attribute (e.g. main:app), got '" + spec + "'");
         }
-        return new AppOptions(spec, appDir, Interface.AUTO, false, Lifespan.AUTO, "", Map.of(), 10);
+        return new AppOptions(spec, appDir, Interface.AUTO, false, LifespanMode.AUTO, Defaults.ROOT_PATH, Map.of(), Defaults.BLOCKING_THREADS);
     }
 
     public AppOptions withInterface(Interface value) {
@@ -58,7 +56,7 @@ public final class AppOptions {
         return new AppOptions(spec, appDir, kind, value, lifespan, rootPath, env, blockingThreads);
     }
 
-    public AppOptions withLifespan(Lifespan value) {
+    public AppOptions withLifespan(LifespanMode value) {
         return new AppOptions(spec, appDir, kind, factory, Objects.requireNonNull(value), rootPath, env, blockingThreads);
     }
 
@@ -100,7 +98,7 @@ public final class AppOptions {
         return factory;
     }
 
-    public Lifespan lifespan() {
+    public LifespanMode lifespan() {
         return lifespan;
     }
 

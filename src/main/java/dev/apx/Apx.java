@@ -1,5 +1,6 @@
 package dev.apx;
 
+import dev.apx.config.ApxConfig;
 import dev.apx.python.Interpreter;
 import dev.apx.python.PythonInstall;
 import dev.apx.python.PythonSetupException;
@@ -62,14 +63,22 @@ public final class Apx {
     }
 
     /**
-     * apx's server with the command line's flags ({@code "--app-dir", "examples", "main:app", "--port", "0"}),
-     * in this JVM. Nothing JVM-wide changes unless a flag asks for it: no signal handlers,
-     * {@code --log-level} and {@code --use-colors} only when given. {@code --workers} and
-     * {@code --reload} need processes of their own and are refused.
+     * apx's server in this JVM, configured as the command line would be with the same settings:
+     * <pre>{@code
+     * ApxServer server = Apx.server(ApxConfig.builder()
+     *         .app(app -> app.spec("main:app").appDir(Path.of("examples")))
+     *         .bind(bind -> bind.port(0))
+     *         .build()).start();
+     * }</pre>
+     * Nothing JVM-wide changes unless a setting asks for it: no signal handlers, the log level, colors
+     * and extra response headers only when set. Worker processes, reload and an inherited fd need
+     * processes of their own and are refused.
      *
-     * @throws IllegalArgumentException a bad flag (the message is the command line's usage error)
+     * @param config the settings
+     * @return the server, not started yet
+     * @throws IllegalArgumentException {@code config} asks for workers, reload or an fd
      */
-    public static ApxServer server(String... args) {
-        return new ApxServer(args);
+    public static ApxServer server(ApxConfig config) {
+        return new ApxServer(config);
     }
 }

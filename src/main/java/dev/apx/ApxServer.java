@@ -1,30 +1,38 @@
 package dev.apx;
 
-import dev.apx.cli.EmbeddedServer;
+import dev.apx.config.ApxConfig;
 import dev.apx.python.PythonException;
 import dev.apx.python.PythonSetupException;
+import dev.apx.serve.ProcessRole;
+import dev.apx.serve.Serve;
 
 import java.time.Duration;
 
 /**
- * apx's own server (Netty, HTTP/1.1, HTTP/2, TLS, WebSockets) inside this JVM, configured with the
- * command line's flags ({@link Apx#server}). {@link #start} returns once it serves;
+ * apx's own server (Netty, HTTP/1.1, HTTP/2, TLS, WebSockets) inside this JVM, configured with an
+ * {@link ApxConfig} ({@link Apx#server}). {@link #start} returns once it serves;
  * {@link #stop} drains as SIGTERM does on the command line. One server per process for now
  * (one embedded CPython per process).
  */
 public final class ApxServer implements AutoCloseable {
-    private final EmbeddedServer server;
+    private final Serve server;
     private final Object lock = new Object();
     private boolean started;
     private boolean stopped;
 
-    ApxServer(String[] args) {
-        this.server = EmbeddedServer.parse(args);
+    ApxServer(ApxConfig config) {
+        if (config.workers().workers() != null && config.workers().workers() > 1 || config.workers().reload() || config.bind().fd() != null) {
+            throw new IllegalArgumentException("apx: --workers, --reload and --fd need processes of their own: use the command line");
+        }
+        this.server = new Serve(config, ProcessRole.embedded());
     }
 
     /**
      * Loads the app, runs lifespan startup and binds; returns once it serves.
      *
+     * @return this server
+     * @throws IllegalStateException it was already started
+     * @throws IllegalArgumentException the logging config file cannot be read
      * @throws ApxException Python or the app could not be set up, lifespan startup failed, or the bind failed (logged)
      */
     public ApxServer start() {
@@ -36,7 +44,10 @@ public final class ApxServer implements AutoCloseable {
         }
         int code;
         try {
-            code = PlatformThreads.call("apx-server-start", server::start);
+            code = PlatformThreads.call("apx-server-start", () -> {
+                Serve.check(server.config()); // a logging file that cannot be read, an app that is not module:attribute
+                return server.start();
+            });
         } catch (PythonSetupException | dev.apx.host.AppNotFound e) {
             throw new ApxException(e.getMessage(), e);
         } catch (PythonException e) {
@@ -54,7 +65,12 @@ public final class ApxServer implements AutoCloseable {
         return this;
     }
 
-    /** The port it listens on (after {@link #start}; the free port chosen for {@code --port 0}). */
+    /**
+     * The port it listens on.
+     *
+     * @return the port; the free one chosen for port 0
+     * @throws IllegalStateException the server is not running
+     */
     public int port() {
         synchronized (lock) {
             if (!started || stopped) {
@@ -67,6 +83,8 @@ public final class ApxServer implements AutoCloseable {
     /**
      * Stops accepting, waits up to {@code grace} for the requests in flight (then cancels them),
      * closes the connections and runs lifespan shutdown. Once; later calls return at once.
+     *
+     * @param grace how long the requests in flight may take before they are cancelled
      */
     public void stop(Duration grace) {
         synchronized (lock) {

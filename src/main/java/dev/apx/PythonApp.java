@@ -4,7 +4,7 @@ import dev.apx.server.api.Response;
 
 import dev.apx.host.ApiAccess;
 import dev.apx.host.HostedApp;
-import dev.apx.host.Interface;
+import dev.apx.config.Interface;
 import dev.apx.server.api.Exchange;
 import dev.apx.server.api.HttpApp;
 import dev.apx.server.api.RequestHead;

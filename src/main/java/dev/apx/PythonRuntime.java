@@ -9,7 +9,6 @@ import dev.apx.bridge.BridgeConfig;
 import dev.apx.bridge.StartMode;
 import dev.apx.host.AppSpec;
 import dev.apx.host.HostedApp;
-import dev.apx.host.Interface;
 import dev.apx.python.Interpreter;
 import dev.apx.python.PythonException;
 import dev.apx.python.PythonInstall;
@@ -57,7 +56,7 @@ public final class PythonRuntime {
      */
     public PythonApp app(AppOptions options) {
         AppSpec spec = new AppSpec(options.spec(), options.appDir(), options.factory(),
-                Interface.valueOf(options.appInterface().name()), Lifespan.Mode.valueOf(options.lifespan().name()), options.env(),
+                options.appInterface(), options.lifespan(), options.env(),
                 // LOOP: a request begins on the loop thread, so no caller (a container's thread, a
                 // virtual thread) ever takes or waits for the GIL
                 BridgeConfig.defaults().withStartMode(StartMode.LOOP),

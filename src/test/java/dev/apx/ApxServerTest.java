@@ -1,5 +1,6 @@
 package dev.apx;
 
+import dev.apx.config.ApxConfig;
 import dev.apx.python.TestPython;
 import org.junit.jupiter.api.Test;
 
@@ -14,14 +15,18 @@ import java.time.Duration;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-/** apx's command-line server started from Java: the same flags, start/port/stop. */
+/** apx's command-line server started from Java with a typed configuration: start/port/stop. */
 class ApxServerTest {
     @Test
-    void servesWithTheCommandLinesFlagsAndStopsWithLifespanShutdown() throws Exception {
+    void servesWithATypedConfigurationAndStopsWithLifespanShutdown() throws Exception {
         Path log = Files.createTempFile("apx-server-lifespan", ".log");
         Path env = Files.writeString(Files.createTempFile("apx-server", ".env"), "APX_JAVA_TEST_LOG=" + log + "\n");
-        ApxServer server = Apx.server("--python", TestPython.python().toString(), "--app-dir", "target/test-classes/python",
-                "--port", "0", "--warmup", "0", "--env-file", env.toString(), "--root-path", "/api", "apxjava.apps:echo").start();
+        ApxServer server = Apx.server(ApxConfig.builder()
+                .app(app -> app.spec("apxjava.apps:echo").appDir(Path.of("target/test-classes/python")).envFile(env).rootPath("/api"))
+                .runtime(runtime -> runtime.python(TestPython.python()))
+                .bind(bind -> bind.port(0))
+                .warmup(warmup -> warmup.requests(0))
+                .build()).start();
         try (HttpClient client = HttpClient.newHttpClient()) {
             HttpResponse<String> response = client.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + server.port() + "/x?y=1"))
                     .header("X-Status", "202").build(), HttpResponse.BodyHandlers.ofString());
@@ -36,13 +41,18 @@ class ApxServerTest {
     }
 
     @Test
-    void badFlagsAndProcessFlagsAreRefused() {
-        assertThatThrownBy(() -> Apx.server("--no-such-flag", "main:app")).isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining("--no-such-flag");
-        assertThatThrownBy(() -> Apx.server("--workers", "2", "main:app")).isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining("--workers");
-        assertThatThrownBy(() -> Apx.server("--app-dir", "target/test-classes/python", "nosuchmodule_q:app",
-                "--python", TestPython.python().toString(), "--port", "0").start()).isInstanceOf(ApxException.class)
-                .hasMessageContaining("nosuchmodule_q");
+    void badValuesAndProcessSettingsAreRefused() {
+        assertThatThrownBy(() -> ApxConfig.builder().app(app -> app.spec("main:app")).limits(limits -> limits.requestFields(0)).build())
+                .isInstanceOf(IllegalArgumentException.class).hasMessage("--limit-request-fields must be at least 1, got 0");
+        assertThatThrownBy(() -> ApxConfig.builder().build()).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("the app is required");
+        assertThatThrownBy(() -> Apx.server(ApxConfig.builder().app(app -> app.spec("main:app")).workers(workers -> workers.workers(2)).build()))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("--workers");
+        assertThatThrownBy(() -> Apx.server(ApxConfig.builder().app(app -> app.spec("main:app")).workers(workers -> workers.reload(true)).build()))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("--reload");
+        assertThatThrownBy(() -> Apx.server(ApxConfig.builder()
+                .app(app -> app.spec("nosuchmodule_q:app").appDir(Path.of("target/test-classes/python")))
+                .runtime(runtime -> runtime.python(TestPython.python())).bind(bind -> bind.port(0)).build()).start())
+                .isInstanceOf(ApxException.class).hasMessageContaining("nosuchmodule_q");
     }
 }

@@ -67,4 +67,29 @@ class LayoutTest {
                 .should().dependOnClassesThat().resideInAnyPackage("dev.apx.python..", "dev.apx.bridge..", "dev.apx.asgi..", "dev.apx.wsgi..")
                 .check(classes);
     }
+
+    @Test
+    void thePublicApiNeverDependsOnTheCommandLine() {
+        noClasses().that().resideInAnyPackage("dev.apx", "dev.apx.config..", "dev.apx.servlet..")
+                .should().dependOnClassesThat().resideInAnyPackage("dev.apx.cli..").check(classes);
+    }
+
+    @Test
+    void onlyTheCommandLineUsesPicocli() {
+        noClasses().that().resideOutsideOfPackage("dev.apx.cli..")
+                .should().dependOnClassesThat().resideInAPackage("picocli..").check(classes);
+    }
+
+    @Test
+    void theConfigurationDependsOnNothingOfApxs() {
+        noClasses().that().resideInAPackage("dev.apx.config..")
+                .should().dependOnClassesThat().resideOutsideOfPackages("dev.apx.config..", "java..")
+                .check(classes);
+    }
+
+    @Test
+    void theServeLifecycleKnowsNoCommandLine() {
+        noClasses().that().resideInAPackage("dev.apx.serve..")
+                .should().dependOnClassesThat().resideInAnyPackage("dev.apx.cli..", "picocli..").check(classes);
+    }
 }

@@ -1,5 +1,7 @@
 package dev.apx;
 
+import dev.apx.config.Interface;
+import dev.apx.config.LifespanMode;
 import dev.apx.python.TestPython;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -94,8 +96,8 @@ class PythonAppTest {
 
     @Test
     void anAppsOwnGcThresholdOutlivesTheNextAppsLoad() throws Exception {
-        try (PythonApp own = python.app(AppOptions.of("apxjava.own_gc:app", TEST_APPS).withLifespan(AppOptions.Lifespan.OFF));
-             PythonApp next = python.app(AppOptions.of("apxjava.apps:echo", TEST_APPS).withLifespan(AppOptions.Lifespan.OFF))) {
+        try (PythonApp own = python.app(AppOptions.of("apxjava.own_gc:app", TEST_APPS).withLifespan(LifespanMode.OFF));
+             PythonApp next = python.app(AppOptions.of("apxjava.apps:echo", TEST_APPS).withLifespan(LifespanMode.OFF))) {
             assertThat(call(own, AppRequest.get("/")).bodyText())
                     .as("apx's 10,000 at its import (the runtime's first load set it), its own after the next app's load")
                     .isEqualTo("(10000, 10, 10) (1234, 10, 10)");
@@ -105,7 +107,7 @@ class PythonAppTest {
 
     @Test
     void rootPathPrefixesThePath() throws Exception {
-        try (PythonApp mounted = python.app(AppOptions.of("apxjava.apps:echo", TEST_APPS).withRootPath("/py").withLifespan(AppOptions.Lifespan.OFF))) {
+        try (PythonApp mounted = python.app(AppOptions.of("apxjava.apps:echo", TEST_APPS).withRootPath("/py").withLifespan(LifespanMode.OFF))) {
             String report = call(mounted, AppRequest.get("/items")).bodyText();
             assertThat(report).contains("\"path\": \"/py/items\"", "\"root_path\": \"/py\"");
         }
@@ -215,7 +217,7 @@ class PythonAppTest {
     }
 
     private void servesFlask() throws Exception {
-        try (PythonApp flask = python.app(AppOptions.of("flask_app:app", EXAMPLES).withInterface(AppOptions.Interface.WSGI))) {
+        try (PythonApp flask = python.app(AppOptions.of("flask_app:app", EXAMPLES).withInterface(Interface.WSGI))) {
             assertThat(flask.appInterface()).isEqualTo("wsgi");
             assertThat(call(flask, AppRequest.get("/")).bodyText()).isEqualTo("Hello, world!");
             assertThat(call(flask, AppRequest.get("/json?q=z")).bodyText()).contains("\"query\":\"z\"");
@@ -230,7 +232,7 @@ class PythonAppTest {
     }
 
     private void servesPlainWsgi() throws Exception {
-        try (PythonApp wsgi = python.app(AppOptions.of("apxjava.apps:wsgi_echo", TEST_APPS).withInterface(AppOptions.Interface.WSGI)
+        try (PythonApp wsgi = python.app(AppOptions.of("apxjava.apps:wsgi_echo", TEST_APPS).withInterface(Interface.WSGI)
                 .withRootPath("/mount"))) {
             String report = call(wsgi, AppRequest.get("/a%2Fb?k=v").header("X-Thing", "t")).bodyText();
             assertThat(report).contains("\"SCRIPT_NAME\": \"/mount\"", "\"PATH_INFO\": \"/a/b\"", "\"QUERY_STRING\": \"k=v\"",

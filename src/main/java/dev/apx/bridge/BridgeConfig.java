@@ -1,5 +1,8 @@
 package dev.apx.bridge;
 
+import dev.apx.config.Defaults;
+import dev.apx.config.LoopKind;
+
 /**
  * How the bridge runs.
  *
@@ -12,14 +15,9 @@ package dev.apx.bridge;
  *                   0 leaves CPython's own (700, or 2,000 on 3.13)
  */
 public record BridgeConfig(LoopKind loop, StartMode startMode, long slowDriveMillis, int gcThreshold) {
-    public static final long DEFAULT_SLOW_DRIVE_MILLIS = 500;
-    /**
-     * The loop begins the requests queued by the I/O threads in one go, ~60 tracked objects each
-     * that are live, not garbage: with CPython's 700 a collection every ~11 of them, 60 per 1,000
-     * requests on the db row against Uvicorn's ~2, and the in-flight objects they promote made full
-     * collections frequent (docs/bridge.md, "Python's collector and the request waves").
-     */
-    public static final int DEFAULT_GC_THRESHOLD = 10_000;
+    public static final long DEFAULT_SLOW_DRIVE_MILLIS = Math.round(Defaults.SLOW_CALLBACK_DURATION * 1000);
+    /** Why this many: {@link Defaults#GC_THRESHOLD}. */
+    public static final int DEFAULT_GC_THRESHOLD = Defaults.GC_THRESHOLD;
 
     public BridgeConfig {
         if (slowDriveMillis < 0) {
@@ -33,7 +31,7 @@ public record BridgeConfig(LoopKind loop, StartMode startMode, long slowDriveMil
     /** AUTO loop and start mode; {@code -Dapx.bridge.startMode=CALLER|LOOP} overrides the mode (for measurements). */
     public static BridgeConfig defaults() {
         StartMode mode = StartMode.valueOf(System.getProperty("apx.bridge.startMode", StartMode.AUTO.name()));
-        return new BridgeConfig(LoopKind.AUTO, mode, DEFAULT_SLOW_DRIVE_MILLIS, DEFAULT_GC_THRESHOLD);
+        return new BridgeConfig(Defaults.LOOP, mode, DEFAULT_SLOW_DRIVE_MILLIS, DEFAULT_GC_THRESHOLD);
     }
 
     public BridgeConfig withLoop(LoopKind kind) {

@@ -1,5 +1,6 @@
 package dev.apx.bridge;
 
+import dev.apx.config.LoopKind;
 import dev.apx.log.Log;
 import dev.apx.python.Gil;
 import dev.apx.python.Interpreter;
@@ -65,7 +66,7 @@ final class EventLoop implements AutoCloseable {
         this.interpreter = interpreter;
         this.slowSteps = new SlowSteps(slowDriveMillis, stats.slowDrives);
         this.stats = stats;
-        this.requestedKind = requested.pythonName();
+        this.requestedKind = requested.name().toLowerCase(java.util.Locale.ROOT);
         this.requestedMode = mode;
         this.thread = Thread.ofPlatform().name("apx-loop").daemon(true).unstarted(this::run);
         this.watchdog = Thread.ofPlatform().name("apx-loop-watchdog").daemon(true).unstarted(this::watch);

@@ -1,9 +1,10 @@
 package dev.apx.cli;
 
-import dev.apx.asgi.lifespan.Lifespan;
-import dev.apx.bridge.LoopKind;
-import dev.apx.host.Interface;
-import dev.apx.log.Log;
+import dev.apx.config.Interface;
+import dev.apx.config.IoMode;
+import dev.apx.config.LogLevel;
+import dev.apx.config.LoopKind;
+import dev.apx.config.WarmupMode;
 
 import picocli.CommandLine;
 
@@ -53,15 +54,15 @@ class Choice<E extends Enum<E>> implements CommandLine.ITypeConverter<E> {
         }
     }
 
-    static final class LifespanMode extends Choice<Lifespan.Mode> {
+    static final class LifespanMode extends Choice<dev.apx.config.LifespanMode> {
         LifespanMode() {
-            super(Lifespan.Mode.class);
+            super(dev.apx.config.LifespanMode.class);
         }
     }
 
-    static final class LogLevel extends Choice<Log.Level> {
-        LogLevel() {
-            super(Log.Level.class);
+    static final class Level extends Choice<LogLevel> {
+        Level() {
+            super(LogLevel.class);
         }
     }
 

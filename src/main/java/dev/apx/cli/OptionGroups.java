@@ -1,5 +1,10 @@
 package dev.apx.cli;
 
+import dev.apx.config.ApxConfig;
+import dev.apx.config.Defaults;
+import dev.apx.config.Setting;
+import dev.apx.config.Settings;
+
 import picocli.CommandLine;
 import picocli.CommandLine.Model.ArgSpec;
 import picocli.CommandLine.Model.CommandSpec;
@@ -48,17 +53,6 @@ final class OptionGroups {
             new Group("Metrics", List.of("--metrics", "--metrics-host", "--metrics-port")),
             new Group("Other", List.of("--version", "--help")));
 
-    /** Defaults that are not a fixed value of the option, in words. */
-    private static final Map<String, String> DEFAULTS_IN_WORDS = Map.of(
-            "--python", "$VIRTUAL_ENV or python3",
-            "--workers", "$WEB_CONCURRENCY or 1",
-            "--reload-dir", ".",
-            "--reload-include", "*.py",
-            "--reload-exclude", ".*, .py[cod], .sw.*, ~*",
-            "--forwarded-allow-ips", "$FORWARDED_ALLOW_IPS or 127.0.0.1,::1",
-            "--log-level", "info",
-            "--use-colors", "on a terminal");
-
     private OptionGroups() {
     }
 
@@ -89,23 +83,35 @@ final class OptionGroups {
         return option.arity().max() > 0 ? name + " [" + option.paramLabel() + "]" : name;
     }
 
-    /** The default in words, or null when there is none to tell (a flag that is off, help, version). */
+    /**
+     * The default in words, or null when there is none to tell (a flag that is off, help, version): the
+     * option's own (a value of its syntax, as {@code --http auto}), else its setting's ({@link Defaults}).
+     */
     static String defaultText(ArgSpec arg) {
         if (!(arg instanceof OptionSpec option)) {
             return null;
         }
-        String words = DEFAULTS_IN_WORDS.get(option.longestName());
-        if (words != null) {
-            return words;
-        }
         String value = option.defaultValue();
+        if ((value == null || value.isEmpty()) && arg.description().length == 0) { // an alias's default is its setting's option's
+            Setting setting = setting(arg);
+            value = setting == null ? null : setting.defaultValue();
+        }
         if (value == null || value.isEmpty()) {
             return null;
         }
-        if (option.typeInfo().isBoolean()) {
-            return Boolean.parseBoolean(value) ? "on" : option.negatable() || option.arity().max() > 0 ? "off" : null;
+        if (option.typeInfo().isBoolean() && (value.equals("true") || value.equals("on"))) {
+            return "on";
+        }
+        if (option.typeInfo().isBoolean() && (value.equals("false") || value.equals("off"))) {
+            return option.negatable() || option.arity().max() > 0 ? "off" : null;
         }
         return value;
+    }
+
+    /** The setting of {@link ApxConfig} that the option sets (its {@code descriptionKey}), or null (help, version). */
+    static Setting setting(ArgSpec arg) {
+        String key = arg.descriptionKey();
+        return Settings.ALL.stream().filter(setting -> setting.key().equals(key)).findFirst().orElse(null);
     }
 
     /** The environment variable that sets an option when it is not given: {@code APX_PORT}; see {@link EnvDefaults}. */
@@ -116,15 +122,25 @@ final class OptionGroups {
         return EnvDefaults.variable(arg);
     }
 
-    /** The line of {@code --help}: the first element of the option's description. */
+    /**
+     * The line of {@code --help}: the option's own description (an option whose values are the command
+     * line's syntax, as {@code --http 1}, or an alias), else its setting's summary.
+     */
     static String description(ArgSpec arg) {
-        return arg.description()[0];
+        String[] own = arg.description();
+        if (own.length > 0) {
+            return own[0];
+        }
+        return setting(arg).summary();
     }
 
-    /** What the settings reference adds to it: the description's further elements, if any. */
+    /** What the settings reference adds to it: the further elements of the option's own description, else its setting's details. */
     static String details(ArgSpec arg) {
-        String[] all = arg.description();
-        return String.join(" ", java.util.Arrays.copyOfRange(all, 1, all.length));
+        String[] own = arg.description();
+        if (own.length > 0) {
+            return String.join(" ", java.util.Arrays.copyOfRange(own, 1, own.length));
+        }
+        return setting(arg).details();
     }
 
     /** Every option and APP in its group, in order: what {@code --help} and the settings reference show. */

@@ -1,8 +1,9 @@
 package dev.apx.host;
 
 import dev.apx.asgi.AsgiConfig;
-import dev.apx.asgi.lifespan.Lifespan;
 import dev.apx.bridge.BridgeConfig;
+import dev.apx.config.Interface;
+import dev.apx.config.LifespanMode;
 import dev.apx.wsgi.WsgiConfig;
 
 import java.nio.file.Path;
@@ -19,7 +20,7 @@ import java.util.Map;
  * @param lifespan the lifespan mode (ASGI only)
  * @param env      set in {@code os.environ} before the import ({@code --env-file}, {@code AppOptions.env})
  */
-public record AppSpec(String app, Path appDir, boolean factory, Interface kind, Lifespan.Mode lifespan,
+public record AppSpec(String app, Path appDir, boolean factory, Interface kind, LifespanMode lifespan,
                       Map<String, String> env, BridgeConfig bridge, AsgiConfig asgi, WsgiConfig wsgi) {
     public AppSpec {
         AppLoader.checkSpec(app);

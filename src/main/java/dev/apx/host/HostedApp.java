@@ -2,9 +2,10 @@ package dev.apx.host;
 
 import dev.apx.asgi.AsgiConfig;
 import dev.apx.asgi.http.AsgiHttp;
-import dev.apx.asgi.websocket.AsgiWebSocket;
 import dev.apx.asgi.lifespan.Lifespan;
+import dev.apx.asgi.websocket.AsgiWebSocket;
 import dev.apx.bridge.Bridge;
+import dev.apx.config.Interface;
 import dev.apx.python.Interpreter;
 import dev.apx.python.PyRef;
 import dev.apx.server.api.AppInstance;
@@ -17,7 +18,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
 
 /**
- * One app's life in an embedded interpreter, shared by the command line ({@code cli/Serve}) and
+ * One app's life in an embedded interpreter, shared by the command line ({@code serve/Serve}) and
  * the Java API ({@code dev.apx.PythonApp}): the environment and the import ({@link #load}), the
  * bridge and lifespan startup ({@link #start}), the {@link HttpApp} a server, a servlet or an
  * in-process call hands requests to, and lifespan shutdown ({@link #shutdown}, once).
@@ -58,7 +59,7 @@ public final class HostedApp implements AutoCloseable {
         PyRef app = AppLoader.load(interpreter, spec.appDir(), spec.app(), spec.factory());
         // with what the app's import set, for each request to copy
         PyRef context = interpreter.call(gil -> gil.copyContext());
-        Interface kind = spec.kind().resolve(interpreter, app);
+        Interface kind = Interfaces.resolve(spec.kind(), interpreter, app);
         return new HostedApp(interpreter, spec, app, context, kind);
     }
 
@@ -106,7 +107,7 @@ public final class HostedApp implements AutoCloseable {
             wsgi = new WsgiHttp(interpreter, loaded, spec.wsgi());
             return;
         }
-        asgiApp = kind.asAsgi3(interpreter, loaded);
+        asgiApp = Interfaces.asAsgi3(kind, interpreter, loaded);
         bridge = Bridge.start(interpreter, spec.bridge());
         bridge.runRequestsIn(importContext);
         onBridge.accept(bridge);

@@ -1,6 +1,7 @@
 package dev.apx.wsgi;
 
 import dev.apx.app.AppConfig;
+import dev.apx.config.Defaults;
 
 /**
  * The WSGI layer's settings.
@@ -13,7 +14,7 @@ import dev.apx.app.AppConfig;
  */
 public record WsgiConfig(AppConfig app, int threads, long slowMillis, boolean multiprocess) {
     /** As Uvicorn's WSGI middleware and a2wsgi: 10 threads. */
-    public static final int DEFAULT_THREADS = 10;
+    public static final int DEFAULT_THREADS = Defaults.BLOCKING_THREADS;
 
     public WsgiConfig {
         if (threads < 1) {

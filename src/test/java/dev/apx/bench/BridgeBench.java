@@ -2,8 +2,8 @@ package dev.apx.bench;
 
 import dev.apx.bridge.Bridge;
 import dev.apx.bridge.BridgeConfig;
-import dev.apx.bridge.LoopKind;
 import dev.apx.bridge.StartMode;
+import dev.apx.config.LoopKind;
 import dev.apx.python.Interpreter;
 import dev.apx.python.PyRef;
 import dev.apx.python.TestPython;

@@ -5,6 +5,7 @@ import dev.apx.AppRequest;
 import dev.apx.AppResponse;
 import dev.apx.Apx;
 import dev.apx.PythonApp;
+import dev.apx.config.Interface;
 import dev.apx.python.TestPython;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
@@ -48,7 +49,7 @@ public class PythonAppCallBench {
         AppOptions options = switch (app) {
             case "hello" -> AppOptions.of("hello:app", Path.of("examples"));
             case "fastapi" -> AppOptions.of("fastapi_app:app", Path.of("examples"));
-            case "flask" -> AppOptions.of("flask_app:app", Path.of("examples")).withInterface(AppOptions.Interface.WSGI);
+            case "flask" -> AppOptions.of("flask_app:app", Path.of("examples")).withInterface(Interface.WSGI);
             default -> throw new IllegalArgumentException(app);
         };
         loaded = Apx.python(TestPython.python()).app(options);

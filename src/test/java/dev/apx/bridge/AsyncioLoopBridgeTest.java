@@ -1,5 +1,7 @@
 package dev.apx.bridge;
 
+import dev.apx.config.LoopKind;
+
 /** asyncio, every step on the loop thread. */
 class AsyncioLoopBridgeTest extends BridgeContract {
     @Override

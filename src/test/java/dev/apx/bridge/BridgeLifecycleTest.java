@@ -1,5 +1,6 @@
 package dev.apx.bridge;
 
+import dev.apx.config.LoopKind;
 import dev.apx.python.TestPython;
 
 import org.junit.jupiter.api.Test;

@@ -1,5 +1,7 @@
 package dev.apx.bridge;
 
+import dev.apx.config.LoopKind;
+
 /** The bridge contract in two runtimes at once on uvloop. */
 class TwoRuntimesUvloopBridgeTest extends TwoRuntimesContract {
     @Override

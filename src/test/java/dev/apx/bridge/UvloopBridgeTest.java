@@ -1,5 +1,7 @@
 package dev.apx.bridge;
 
+import dev.apx.config.LoopKind;
+
 /** The bridge contract on uvloop. */
 class UvloopBridgeTest extends BridgeContract {
     @Override

@@ -1,5 +1,8 @@
 package dev.apx.cli;
 
+import dev.apx.config.Setting;
+import dev.apx.config.Settings;
+
 import org.junit.jupiter.api.Test;
 import picocli.CommandLine;
 import picocli.CommandLine.Model.ArgSpec;
@@ -16,9 +19,10 @@ import java.util.Set;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * docs/settings.md is what {@link SettingsReference} writes from the command line's model: a flag added,
- * renamed or re-described without regenerating it fails here, and so does a flag left out of
- * {@link OptionGroups} (it would be missing from both {@code --help} and the page).
+ * docs/settings.md is what {@link SettingsReference} writes from the configuration model and the command
+ * line: a setting or flag added, renamed or re-described without regenerating it fails here, and so does
+ * a flag left out of {@link OptionGroups} (it would be missing from both {@code --help} and the page)
+ * or one that sets no setting of the model.
  * Regenerate with {@code -Dapx.writeSettings=true}.
  */
 class SettingsReferenceTest {
@@ -62,5 +66,22 @@ class SettingsReferenceTest {
                 assertThat(row).as("%s's environment variable", label).contains("| `APX_");
             }
         }
+    }
+
+    @Test
+    void everySettingHasAnOptionAndEveryOptionASetting() {
+        CommandLine.Model.CommandSpec spec = new CommandLine(new Main()).getCommandSpec();
+        List<String> keys = new ArrayList<>();
+        spec.args().forEach(arg -> keys.add(arg.descriptionKey()));
+        for (Setting setting : Settings.ALL) {
+            assertThat(keys).as("an option that sets %s", setting.key()).contains(setting.key());
+        }
+        for (OptionSpec option : spec.options()) {
+            if (!option.usageHelp() && !option.versionHelp()) {
+                assertThat(OptionGroups.setting(option)).as("the setting %s sets", option.longestName()).isNotNull();
+            }
+        }
+        assertThat(SettingsReference.documented()).as("every option once, and APP").hasSize(spec.options().size() + 1)
+                .doesNotHaveDuplicates();
     }
 }

@@ -1,5 +1,6 @@
 package dev.apx.host;
 
+import dev.apx.config.Interface;
 import dev.apx.python.Interpreter;
 import dev.apx.python.PyRef;
 import dev.apx.python.TestPython;
@@ -20,7 +21,7 @@ class InterfaceTest {
             }
         });
         try {
-            return given.resolve(PYTHON, app);
+            return Interfaces.resolve(given, PYTHON, app);
         } finally {
             PYTHON.run(gil -> app.close());
         }

@@ -2,7 +2,7 @@ package dev.apx.metrics;
 
 import dev.apx.bridge.Bridge;
 import dev.apx.bridge.BridgeConfig;
-import dev.apx.bridge.LoopKind;
+import dev.apx.config.LoopKind;
 import dev.apx.python.PyRef;
 import dev.apx.python.TestPython;
 

@@ -2,8 +2,8 @@ package dev.apx.server;
 
 import dev.apx.asgi.AsgiConfig;
 import dev.apx.bridge.BridgeConfig;
-import dev.apx.bridge.LoopKind;
 import dev.apx.bridge.StartMode;
+import dev.apx.config.LoopKind;
 import dev.apx.python.TestPython;
 import dev.apx.server.shared.ServerConfig;
 

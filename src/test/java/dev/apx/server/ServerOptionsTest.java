@@ -25,9 +25,8 @@ class ServerOptionsTest {
     @Test
     void servesOnAUnixSocket() throws Exception {
         Path socket = tmp.resolve("apx.sock");
-        ServerConfig d = ServerConfig.defaults();
-        ServerConfig config = new ServerConfig(d.host(), 0, socket, d.backlog(), d.keepAliveTimeoutSeconds(), 0,
-                false, false, d.maxInitialLineLength(), d.maxHeaderSize(), false, 1);
+        ServerConfig config = ServerConfig.builder().port(0).uds(socket).serverHeader(false).dateHeader(false).accessLog(false)
+                .workerThreads(1).build();
         try (TestServer server = new TestServer("apxtest.http_apps", "app", config);
              SocketChannel channel = SocketChannel.open(StandardProtocolFamily.UNIX)) {
             channel.connect(UnixDomainSocketAddress.of(socket));
@@ -67,9 +66,7 @@ class ServerOptionsTest {
     @Test
     void idleKeepAliveConnectionIsClosedButABusyOneIsNot() throws Exception {
         assumeTrue(TestPython.install().minorVersion().equals("3.11"), "the same in every Python; run once");
-        ServerConfig d = ServerConfig.defaults();
-        ServerConfig config = new ServerConfig(d.host(), 0, null, d.backlog(), 1, 0,
-                true, true, d.maxInitialLineLength(), d.maxHeaderSize(), false, 1);
+        ServerConfig config = ServerConfig.builder().port(0).keepAliveTimeoutSeconds(1).accessLog(false).workerThreads(1).build();
         try (TestServer server = new TestServer("apxtest.http_apps", "app", config);
              java.net.Socket socket = new java.net.Socket("127.0.0.1", server.port())) {
             socket.setSoTimeout(8_000);

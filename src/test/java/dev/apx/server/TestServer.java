@@ -7,8 +7,9 @@ import dev.apx.asgi.lifespan.Lifespan;
 import dev.apx.asgi.websocket.AsgiWebSocket;
 import dev.apx.bridge.Bridge;
 import dev.apx.bridge.BridgeConfig;
-import dev.apx.bridge.LoopKind;
 import dev.apx.bridge.StartMode;
+import dev.apx.config.LifespanMode;
+import dev.apx.config.LoopKind;
 import dev.apx.python.Interpreter;
 import dev.apx.python.PyRef;
 import dev.apx.python.TestPython;
@@ -74,7 +75,7 @@ public final class TestServer implements AutoCloseable {
             }
         });
         state = python.call(gil -> gil.dict(Map.of()));
-        lifespan = new Lifespan(bridge, app, state, Lifespan.Mode.AUTO);
+        lifespan = new Lifespan(bridge, app, state, LifespanMode.AUTO);
         try {
             lifespan.startup();
         } catch (Exception e) {

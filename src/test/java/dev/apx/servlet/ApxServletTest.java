@@ -1,9 +1,10 @@
 package dev.apx.servlet;
 
-import dev.apx.Apx;
 import dev.apx.AppOptions;
+import dev.apx.Apx;
 import dev.apx.PythonApp;
 import dev.apx.PythonRuntime;
+import dev.apx.config.Interface;
 import dev.apx.python.TestPython;
 import jakarta.servlet.http.HttpServlet;
 import jakarta.servlet.http.HttpServletRequest;
@@ -55,7 +56,7 @@ class ApxServletTest {
         log = Files.createTempFile("apx-servlet", ".log");
         echo = python.app(AppOptions.of("apxjava.apps:echo", TEST_APPS).withEnv(Map.of("APX_JAVA_TEST_LOG", log.toString())));
         fastapi = python.app("fastapi_app:app", Path.of("examples"));
-        wsgi = python.app(AppOptions.of("apxjava.apps:wsgi_echo", TEST_APPS).withInterface(AppOptions.Interface.WSGI));
+        wsgi = python.app(AppOptions.of("apxjava.apps:wsgi_echo", TEST_APPS).withInterface(Interface.WSGI));
         jetty = new Server();
         ServerConnector connector = new ServerConnector(jetty);
         connector.setHost("127.0.0.1");

@@ -3,6 +3,7 @@ package dev.apx.asgi.lifespan;
 import dev.apx.asgi.Futures;
 import dev.apx.asgi.Messages;
 import dev.apx.bridge.Bridge;
+import dev.apx.config.LifespanMode;
 import dev.apx.log.Log;
 import dev.apx.python.Gil;
 import dev.apx.python.PyRef;
@@ -22,8 +23,6 @@ import java.util.concurrent.TimeoutException;
  * <p>{@link #startup} and {@link #shutdown} block the calling thread (never one holding the GIL).
  */
 public final class Lifespan {
-    public enum Mode { AUTO, ON, OFF }
-
     /** Startup failed: the app's message (or its exception). */
     public static final class StartupFailed extends Exception {
         StartupFailed(String message) {
@@ -34,7 +33,7 @@ public final class Lifespan {
     private final Bridge bridge;
     private final PyRef app;
     private final PyRef state;
-    private final Mode mode;
+    private final LifespanMode mode;
     private final CompletableFuture<String> startup = new CompletableFuture<>(); // null: ok, else failure
     private final CompletableFuture<String> shutdown = new CompletableFuture<>();
     private PyRef shutdownSignal; // guarded by this; the pending receive() after startup
@@ -43,7 +42,7 @@ public final class Lifespan {
     private volatile boolean running;
     private volatile boolean toldFailure; // the app sent lifespan.startup.failed or lifespan.shutdown.failed
 
-    public Lifespan(Bridge bridge, PyRef app, PyRef state, Mode mode) {
+    public Lifespan(Bridge bridge, PyRef app, PyRef state, LifespanMode mode) {
         this.bridge = bridge;
         this.app = app;
         this.state = state;
@@ -51,7 +50,7 @@ public final class Lifespan {
     }
 
     public void startup() throws StartupFailed, InterruptedException {
-        if (mode == Mode.OFF) {
+        if (mode == LifespanMode.OFF) {
             return;
         }
         Log.info("Waiting for application startup.");
@@ -65,7 +64,7 @@ public final class Lifespan {
     }
 
     public void shutdown(long timeoutSeconds) throws InterruptedException {
-        if (mode == Mode.OFF) {
+        if (mode == LifespanMode.OFF) {
             return;
         }
         Log.info("Waiting for application shutdown.");
@@ -148,7 +147,7 @@ public final class Lifespan {
     private void ended(PythonException error) {
         running = false;
         if (error != null) {
-            if (!startup.isDone() && mode == Mode.AUTO) {
+            if (!startup.isDone() && mode == LifespanMode.AUTO) {
                 Log.info("ASGI 'lifespan' protocol appears unsupported.");
                 startup.complete(null);
             } else if (!toldFailure && (!startup.isDone() || !shutdown.isDone())) { // as Uvicorn: a told failure is logged once

@@ -1,5 +1,7 @@
 package dev.apx.server.api;
 
+import dev.apx.config.Defaults;
+
 import java.time.Duration;
 
 /**
@@ -14,17 +16,22 @@ import java.time.Duration;
  */
 public record WebSocketConfig(boolean enabled, int maxSize, Duration pingInterval, Duration pingTimeout,
                               boolean perMessageDeflate, int maxQueue) {
-    public static final int DEFAULT_MAX_QUEUE = 32; // Uvicorn's --ws-max-queue default
+    public static final int DEFAULT_MAX_QUEUE = Defaults.WS_MAX_QUEUE;
 
     public WebSocketConfig(boolean enabled, int maxSize, Duration pingInterval, Duration pingTimeout, boolean perMessageDeflate) {
         this(enabled, maxSize, pingInterval, pingTimeout, perMessageDeflate, DEFAULT_MAX_QUEUE);
     }
 
     public static WebSocketConfig defaults() {
-        return new WebSocketConfig(true, 16 * 1024 * 1024, Duration.ofSeconds(20), Duration.ofSeconds(20), true);
+        return new WebSocketConfig(Defaults.WS, Defaults.WS_MAX_SIZE, seconds(Defaults.WS_PING_INTERVAL), seconds(Defaults.WS_PING_TIMEOUT),
+                Defaults.WS_PER_MESSAGE_DEFLATE);
+    }
+
+    private static Duration seconds(double value) {
+        return Duration.ofNanos((long) (value * 1e9));
     }
 
     public static WebSocketConfig disabled() {
-        return new WebSocketConfig(false, 16 * 1024 * 1024, Duration.ZERO, Duration.ZERO, false);
+        return new WebSocketConfig(false, Defaults.WS_MAX_SIZE, Duration.ZERO, Duration.ZERO, false);
     }
 }

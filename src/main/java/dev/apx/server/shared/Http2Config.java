@@ -1,5 +1,7 @@
 package dev.apx.server.shared;
 
+import dev.apx.config.Defaults;
+
 /**
  * HTTP/2 settings and limits. Defaults, and the flag that sets each (docs/security.md has the reasoning):
  *
@@ -37,7 +39,8 @@ public record Http2Config(boolean enabled, int maxConcurrentStreams, int maxHead
     }
 
     public static Http2Config defaults() {
-        return new Http2Config(true, 100, 65536, 65535, 16384, false);
+        return new Http2Config(Defaults.HTTP2, Defaults.H2_MAX_CONCURRENT_STREAMS, Defaults.H2_MAX_HEADER_LIST_SIZE,
+                Defaults.H2_INITIAL_WINDOW_SIZE, Defaults.H2_MAX_FRAME_SIZE, false);
     }
 
     public Http2Config withEnabled(boolean on) {

@@ -1,5 +1,7 @@
 package dev.apx.server.shared;
 
+import dev.apx.config.Defaults;
+
 /**
  * What one client may ask of the server before it is refused or cut off. Defaults, and the flag
  * that sets each (docs/security.md has the reasoning):
@@ -32,7 +34,8 @@ public record Limits(int requestFields, int requestFieldSize, long maxBody, int 
     }
 
     public static Limits defaults() {
-        return new Limits(100, 8190, 0, 60, 60, 60, 0);
+        return new Limits(Defaults.LIMIT_REQUEST_FIELDS, Defaults.LIMIT_REQUEST_FIELD_SIZE, 0, Defaults.TIMEOUT_REQUEST_HEADER,
+                Defaults.TIMEOUT_REQUEST_BODY, Defaults.TIMEOUT_WRITE, 0);
     }
 
     public Limits withMaxBody(long bytes) {

@@ -2,8 +2,8 @@ package dev.apx.server.http1;
 
 import dev.apx.asgi.AsgiConfig;
 import dev.apx.bridge.BridgeConfig;
-import dev.apx.bridge.LoopKind;
 import dev.apx.bridge.StartMode;
+import dev.apx.config.LoopKind;
 import dev.apx.server.RawHttp;
 import dev.apx.server.TestServer;
 import dev.apx.server.shared.ServerConfig;

@@ -105,9 +105,8 @@ public class ExchangeHandlerTest {
 
     @BeforeEach
     void connect() {
-        ServerConfig d = ServerConfig.defaults();
-        ServerConfig config = new ServerConfig(d.host(), 0, null, d.backlog(), 5, 0, false, false,
-                d.maxInitialLineLength(), d.maxHeaderSize(), false, 1);
+        ServerConfig config = ServerConfig.builder().port(0).keepAliveTimeoutSeconds(5).serverHeader(false).dateHeader(false)
+                .accessLog(false).workerThreads(1).build();
         HttpApp app = (head, response) -> {
             Recorded recorded = new Recorded(head, response);
             opened.add(recorded);

@@ -1,4 +1,4 @@
-package dev.apx.cli;
+package dev.apx.serve;
 
 import dev.apx.asgi.AsgiConfig;
 import dev.apx.asgi.http.AsgiHttp;
@@ -7,12 +7,12 @@ import dev.apx.bridge.Bridge;
 import dev.apx.log.Log;
 import dev.apx.python.Interpreter;
 import dev.apx.python.PyRef;
+import dev.apx.server.Server;
 import dev.apx.server.api.HttpApp;
 import dev.apx.server.api.IoHost;
-import dev.apx.server.shared.ServerConfig;
 import dev.apx.server.api.WebSocketConfig;
 import dev.apx.server.api.WebSockets;
-import dev.apx.server.Server;
+import dev.apx.server.shared.ServerConfig;
 import dev.apx.server.warmup.WarmupPace;
 import dev.apx.server.warmup.WarmupServer;
 import dev.apx.server.warmup.WhileIdle;

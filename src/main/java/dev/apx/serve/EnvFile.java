@@ -1,4 +1,4 @@
-package dev.apx.cli;
+package dev.apx.serve;
 
 import java.io.IOException;
 import java.nio.file.Files;

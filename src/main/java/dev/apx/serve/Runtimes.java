@@ -1,4 +1,4 @@
-package dev.apx.cli;
+package dev.apx.serve;
 
 import dev.apx.python.Interpreter;
 import dev.apx.python.PythonException;

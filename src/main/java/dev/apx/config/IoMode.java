@@ -1,7 +1,7 @@
-package dev.apx.cli;
+package dev.apx.config;
 
 /** Which thread runs the sockets' I/O ({@code --io}); docs/server.md, "One thread". */
-enum IoMode {
+public enum IoMode {
     /** The event loop's thread: a request is read, run and written with no hand-off between threads. */
     LOOP,
     /** Netty's own threads, one per core, handing each request to the loop thread and back. */

@@ -1,4 +1,4 @@
-package dev.apx.cli;
+package dev.apx.serve;
 
 import dev.apx.host.HostedApp;
 import dev.apx.log.Log;
