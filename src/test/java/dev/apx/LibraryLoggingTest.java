@@ -149,8 +149,12 @@ class LibraryLoggingTest {
     @Test
     void apxsOwnServerLogsItsAccessLinesOnDevApxAccess() throws Exception {
         String tag = tag();
-        ApxServer server = Apx.server("--python", TestPython.python().toString(), "--app-dir", PythonAppTest.TEST_APPS.toString(),
-                "--port", "0", "--warmup", "0", "apxjava.logging_app:app").start();
+        ApxServer server = Apx.server(dev.apx.config.ApxConfig.builder()
+                .app(app -> app.spec("apxjava.logging_app:app").appDir(PythonAppTest.TEST_APPS))
+                .runtime(runtime -> runtime.python(TestPython.python()))
+                .bind(bind -> bind.port(0))
+                .warmup(warmup -> warmup.requests(0))
+                .build()).start();
         try (java.net.http.HttpClient client = java.net.http.HttpClient.newHttpClient()) {
             java.net.http.HttpResponse<String> response = client.send(java.net.http.HttpRequest.newBuilder(
                     java.net.URI.create("http://127.0.0.1:" + server.port() + "/levels?tag=" + tag)).build(),
