@@ -57,6 +57,67 @@ class SpringBootExampleIT {
         }
     }
 
+    /**
+     * apx's own server (Netty, the Prometheus client) on the jars Spring Boot's dependency management
+     * put in the executable jar, which are not the versions apx's build uses.
+     */
+    @Test
+    void apxsOwnServerRunsOnTheVersionsSpringBootPicked() throws Exception {
+        Path lib = Files.createTempDirectory("spring-boot-example-lib");
+        try (JarFile jar = new JarFile(JAR.toFile())) {
+            for (JarEntry entry : jar.stream().filter(e -> e.getName().startsWith("BOOT-INF/lib/")).toList()) {
+                try (var in = jar.getInputStream(entry)) {
+                    Files.copy(in, lib.resolve(Path.of(entry.getName()).getFileName()));
+                }
+            }
+        }
+        try (Stream<Path> jars = Files.list(lib)) {
+            assertThat(jars.map(p -> p.getFileName().toString()))
+                    .as("the versions docs/spring-boot.md names").contains("netty-codec-http-4.2.20.Final.jar", "prometheus-metrics-core-1.7.0.jar");
+        }
+        Process apx = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "--enable-native-access=ALL-UNNAMED", "-cp", lib + "/*", "dev.apx.cli.Main", "--python", PYTHON.toString(),
+                "--app-dir", EXAMPLE.resolve("python").toString(), "--port", "0", "--metrics", "--metrics-port", "0", "boot_app:app")
+                .redirectErrorStream(true).start();
+        StringBuilder output = new StringBuilder();
+        CompletableFuture<Integer> port = new CompletableFuture<>();
+        CompletableFuture<Integer> metricsPort = new CompletableFuture<>();
+        Thread.ofPlatform().daemon().start(() -> {
+            Pattern serving = Pattern.compile("running on http://127\\.0\\.0\\.1:(\\d+)");
+            Pattern metrics = Pattern.compile("[Mm]etrics .*http://127\\.0\\.0\\.1:(\\d+)");
+            try (var reader = apx.inputReader()) {
+                for (String line; (line = reader.readLine()) != null; ) {
+                    synchronized (output) {
+                        output.append(line).append('\n');
+                    }
+                    Matcher m = serving.matcher(line);
+                    if (m.find()) {
+                        port.complete(Integer.parseInt(m.group(1)));
+                    }
+                    m = metrics.matcher(line);
+                    if (m.find()) {
+                        metricsPort.complete(Integer.parseInt(m.group(1)));
+                    }
+                }
+            } catch (IOException e) {
+                port.completeExceptionally(e);
+            }
+            port.completeExceptionally(new IllegalStateException("apx exited:\n" + output));
+            metricsPort.completeExceptionally(new IllegalStateException("apx exited:\n" + output));
+        });
+        try (HttpClient client = HttpClient.newHttpClient()) {
+            String base = "http://127.0.0.1:" + port.get(60, TimeUnit.SECONDS);
+            assertThat(get(client, base + "/items/5?q=a")).isEqualTo("200 {\"item_id\":5,\"q\":\"a\"}");
+            assertThat(send(client, "PUT", base + "/form", FORM, "name=pen")).contains("\"body\":\"name=pen\"");
+            String metrics = get(client, "http://127.0.0.1:" + metricsPort.get(10, TimeUnit.SECONDS) + "/metrics");
+            assertThat(metrics).startsWith("200 ").contains("apx_http_connections_total", "jvm_threads_current");
+        } finally {
+            apx.destroy();
+            assertThat(apx.waitFor(30, TimeUnit.SECONDS)).isTrue();
+            deleteTree(lib);
+        }
+    }
+
     @Test
     void servesFastApiAndTheControllerThenShutsDownInSpringsOrder() throws Exception {
         Path events = Files.createTempFile("spring-boot-example", ".log");
