@@ -13,10 +13,8 @@ import java.util.Map;
  */
 @ConfigurationProperties("apx")
 public class ApxProperties {
-    /*
-     * Paths are strings here: Spring's own String-to-Path conversion goes through its resource loader,
-     * which in a web application resolves a relative path inside the servlet context.
-     */
+    // Paths are strings here: Spring's own String-to-Path conversion goes through its resource loader,
+    // which in a web application resolves a relative path inside the servlet context.
 
     /** The Python interpreter to embed: a virtual environment's bin/python gives that environment's packages. */
     private String python;
@@ -50,6 +48,10 @@ public class ApxProperties {
 
     /** The servlet that serves the app. */
     private final Servlet servlet = new Servlet();
+
+    /** The defaults; Spring binds the {@code apx.*} properties onto them. */
+    public ApxProperties() {
+    }
 
     /**
      * The Python interpreter to embed.
@@ -264,6 +266,10 @@ public class ApxProperties {
     public static class Servlet {
         /** Whether the app is served by a servlet at apx.mount-path (in a servlet web application). */
         private boolean enabled = true;
+
+        /** The defaults: the servlet is registered. */
+        public Servlet() {
+        }
 
         /**
          * Whether the servlet is registered.
