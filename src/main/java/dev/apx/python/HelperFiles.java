@@ -232,17 +232,18 @@ final class HelperFiles {
             }
         }
         try {
-            String owner = Files.getOwner(root).getName();
-            String me = System.getProperty("user.name");
-            if (me != null && !owner.equals(me)) {
-                throw new IOException(root + " belongs to " + owner + ", not to " + me);
+            // uids, not names: a container's user often has no name (user.name is then "?")
+            String owner = Files.getAttribute(root, "unix:uid").toString();
+            String me = uid();
+            if (!owner.equals(me)) {
+                throw new IOException(root + " belongs to uid " + owner + ", not to this process's uid " + me);
             }
             Set<PosixFilePermission> permissions = Files.getPosixFilePermissions(root);
             if (permissions.contains(PosixFilePermission.GROUP_WRITE) || permissions.contains(PosixFilePermission.OTHERS_WRITE)) {
                 throw new IOException(root + " is writable by other users (" + PosixFilePermissions.toString(permissions) + ")");
             }
-        } catch (UnsupportedOperationException e) {
-            // not a POSIX file system: nothing more to check
+        } catch (UnsupportedOperationException | IllegalArgumentException e) {
+            // not a POSIX file system, or no /proc: nothing more to check
         }
     }
 
@@ -273,7 +274,7 @@ final class HelperFiles {
         }
     }
 
-    /** {@code -Dapx.cache.dir}, else {@code $XDG_CACHE_HOME/apx} or {@code ~/.cache/apx}, then {@code $TMPDIR/apx-USER}. */
+    /** {@code -Dapx.cache.dir}, else {@code $XDG_CACHE_HOME/apx} or {@code ~/.cache/apx}, then {@code $TMPDIR/apx-UID}. */
     private static List<Path> cacheDirs() {
         String configured = System.getProperty(CACHE_DIR_PROPERTY);
         if (configured != null && !configured.isBlank()) {
@@ -287,7 +288,16 @@ final class HelperFiles {
         } else if (home != null && !home.isBlank() && !home.equals("?")) {
             dirs.add(Path.of(home, ".cache", "apx"));
         }
-        dirs.add(Path.of(System.getProperty("java.io.tmpdir"), "apx-" + System.getProperty("user.name", "user")));
+        dirs.add(Path.of(System.getProperty("java.io.tmpdir"), "apx-" + uid()));
         return dirs;
+    }
+
+    /** This process's uid, or its user name where there is no {@code /proc}. */
+    private static String uid() {
+        try {
+            return Files.getAttribute(Path.of("/proc/self"), "unix:uid").toString();
+        } catch (IOException | UnsupportedOperationException | IllegalArgumentException e) {
+            return System.getProperty("user.name", "user");
+        }
     }
 }

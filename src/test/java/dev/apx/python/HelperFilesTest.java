@@ -35,6 +35,7 @@ import java.util.stream.Stream;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * apx's Python helpers reach Python from any class loader: in place where Python can read them (a
@@ -144,6 +145,23 @@ class HelperFilesTest {
         String path = HelperFiles.pythonPath(unreadable(realFiles()), List.of(shared, own));
         assertThat(Path.of(path).getParent()).isEqualTo(own);
         try (Stream<Path> entries = Files.list(shared)) {
+            assertThat(entries).isEmpty();
+        }
+    }
+
+    @Test
+    void aCacheAnotherUserOwnsIsPassedOverForTheNext() throws Exception {
+        Path theirs = Files.createDirectory(temp.resolve("theirs"));
+        try {
+            Files.setAttribute(theirs, "unix:uid", 65534);
+        } catch (IOException e) {
+            assumeTrue(false, "giving a directory to another user needs root: " + e);
+        }
+        Path own = temp.resolve("own");
+
+        String path = HelperFiles.pythonPath(unreadable(realFiles()), List.of(theirs, own));
+        assertThat(Path.of(path).getParent()).isEqualTo(own);
+        try (Stream<Path> entries = Files.list(theirs)) {
             assertThat(entries).isEmpty();
         }
     }
