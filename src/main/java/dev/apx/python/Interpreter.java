@@ -7,11 +7,6 @@ import dev.apx.python.capi.LibraryLoadException;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.net.URI;
-import java.net.URISyntaxException;
-import java.net.URL;
-import java.nio.file.FileSystemNotFoundException;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -153,10 +148,11 @@ public final class Interpreter {
             // apx's helpers (package _apx) are imported with their own path first, so no _apx on the
             // app's sys.path can stand in for them; once imported, _apx._bridge etc. resolve through
             // _apx.__path__. The app's sys.path stays as `python -c` has it, helpers last.
+            String helpers = HelperFiles.pythonPath();
             List<String> helpersFirst = new ArrayList<>(install.sysPath());
-            helpersFirst.addFirst(helpersPath()); // the rest: zipimport needs zlib from lib-dynload
+            helpersFirst.addFirst(helpers); // the rest: zipimport needs zlib from lib-dynload
             List<String> path = new ArrayList<>(install.sysPath());
-            path.add(helpersPath());
+            path.add(helpers);
             try (PyRef sys = gil.importModule("sys")) {
                 sys.setAttr(gil, "path", helpersFirst);
                 gil.importModule("_apx").close();
@@ -180,29 +176,6 @@ public final class Interpreter {
             }
         } finally {
             state.close(this);
-        }
-    }
-
-    /**
-     * Where apx's own Python package lives: {@code python/} in the jar (zipimport) or in the classes
-     * directory. Found through the class path the JVM runs with, not the class's CodeSource: classes
-     * from an AOT cache keep the CodeSource of the jar the cache was trained with, which is null or
-     * another copy's jar once the install has moved.
-     */
-    static String helpersPath() {
-        URL marker = Interpreter.class.getResource("/python/_apx/__init__.py");
-        if (marker == null) {
-            throw new IllegalStateException("apx's Python helpers (python/_apx) are not on the class path");
-        }
-        try {
-            if (marker.getProtocol().equals("jar")) { // jar:file:/dir/apx.jar!/python/_apx/__init__.py
-                String spec = marker.toString();
-                URI jar = new URI(spec.substring("jar:".length(), spec.lastIndexOf("!/")));
-                return Path.of(jar) + "/python";
-            }
-            return Path.of(marker.toURI()).getParent().getParent().toString();
-        } catch (URISyntaxException | IllegalArgumentException | FileSystemNotFoundException e) {
-            throw new IllegalStateException("cannot locate apx's Python helpers from " + marker, e);
         }
     }
 
