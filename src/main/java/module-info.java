@@ -34,4 +34,5 @@ module dev.apx {
     requires java.net.http;
     requires jdk.unsupported; // sun.misc.Signal: the command line's SIGINT/SIGTERM
     requires static jakarta.servlet; // provided by the container
+    requires static jakarta.websocket; // the container's, for WebSockets through ApxServlet (with jakarta.websocket.client)
 }
