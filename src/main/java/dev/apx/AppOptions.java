@@ -62,7 +62,17 @@ public final class AppOptions {
         return new AppOptions(spec, appDir, kind, factory, Objects.requireNonNull(value), rootPath, env, blockingThreads);
     }
 
-    /** The ASGI {@code root_path} (WSGI {@code SCRIPT_NAME}) of every in-process call: empty or {@code /prefix}. */
+    /**
+     * The app's mount point: ASGI's {@code root_path} (WSGI's {@code SCRIPT_NAME}) of every in-process call.
+     * A request whose path starts with it keeps its path as given ({@code /prefix/items} reaches the app's
+     * {@code /items}, with {@code path} {@code /prefix/items}); any other path is taken as relative to the
+     * mount point and gets it put in front, as {@code --root-path} does ({@code /items} is
+     * {@code /prefix/items} too).
+     *
+     * @param value empty, or {@code /prefix} without a trailing slash
+     * @return these options with that root path
+     * @throws IllegalArgumentException the value is not empty and not {@code /prefix}
+     */
     public AppOptions withRootPath(String value) {
         Objects.requireNonNull(value, "rootPath");
         if (!value.isEmpty() && (!value.startsWith("/") || value.endsWith("/"))) {

@@ -85,7 +85,7 @@ public final class PythonRuntime {
             hosted.close();
             throw new ApxException("lifespan startup of '" + spec.app() + "' failed: " + e.getMessage(), e);
         }
-        return new PythonApp(hosted, spec.app());
+        return new PythonApp(hosted, spec.app(), spec.asgi().app().rootPath());
     }
 
     @Override
