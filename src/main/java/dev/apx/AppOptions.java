@@ -12,10 +12,26 @@ import java.util.Objects;
  */
 public final class AppOptions {
     /** The protocol the app speaks; AUTO tells ASGI 3 from ASGI 2 as Uvicorn does (never WSGI). */
-    public enum Interface { AUTO, ASGI3, ASGI2, WSGI }
+    public enum Interface {
+        /** ASGI 3 or ASGI 2, told apart by the app's signature, as Uvicorn does. */
+        AUTO,
+        /** ASGI 3: {@code app(scope, receive, send)}. */
+        ASGI3,
+        /** ASGI 2: {@code app(scope)} returns a callable that takes {@code (receive, send)}. */
+        ASGI2,
+        /** WSGI (PEP 3333), run on blocking threads. */
+        WSGI
+    }
 
     /** ASGI lifespan: AUTO runs it if the app supports it, ON requires it, OFF skips it. */
-    public enum Lifespan { AUTO, ON, OFF }
+    public enum Lifespan {
+        /** Runs lifespan if the app supports it, as Uvicorn's {@code auto} does. */
+        AUTO,
+        /** Requires lifespan: an app that does not complete startup is not loaded. */
+        ON,
+        /** Skips lifespan. */
+        OFF
+    }
 
     private final String spec;
     private final Path appDir;
@@ -38,7 +54,14 @@ public final class AppOptions {
         this.blockingThreads = blockingThreads;
     }
 
-    /** {@code spec} is {@code module:attribute} (e.g. {@code main:app}), imported with {@code appDir} first on sys.path. */
+    /**
+     * Options for an app with the command line's defaults.
+     *
+     * @param spec   {@code module:attribute} (e.g. {@code main:app})
+     * @param appDir the directory put first on {@code sys.path} for the import
+     * @return the options, each other setting at its default
+     * @throws IllegalArgumentException {@code spec} is not {@code module:attribute}
+     */
     public static AppOptions of(String spec, Path appDir) {
         Objects.requireNonNull(spec, "spec");
         Objects.requireNonNull(appDir, "appDir");
@@ -49,15 +72,32 @@ public final class AppOptions {
         return new AppOptions(spec, appDir, Interface.AUTO, false, Lifespan.AUTO, "", Map.of(), 10);
     }
 
+    /**
+     * The protocol the app speaks ({@code --interface}).
+     *
+     * @param value the interface; {@link Interface#AUTO} by default
+     * @return these options with that interface
+     */
     public AppOptions withInterface(Interface value) {
         return new AppOptions(spec, appDir, Objects.requireNonNull(value), factory, lifespan, rootPath, env, blockingThreads);
     }
 
-    /** The attribute is a factory: called without arguments, it returns the app. */
+    /**
+     * Whether the attribute is a factory: called without arguments, it returns the app ({@code --factory}).
+     *
+     * @param value true for a factory
+     * @return these options with that setting
+     */
     public AppOptions withFactory(boolean value) {
         return new AppOptions(spec, appDir, kind, value, lifespan, rootPath, env, blockingThreads);
     }
 
+    /**
+     * How ASGI lifespan runs ({@code --lifespan}).
+     *
+     * @param value the lifespan mode; {@link Lifespan#AUTO} by default
+     * @return these options with that mode
+     */
     public AppOptions withLifespan(Lifespan value) {
         return new AppOptions(spec, appDir, kind, factory, Objects.requireNonNull(value), rootPath, env, blockingThreads);
     }
@@ -81,12 +121,23 @@ public final class AppOptions {
         return new AppOptions(spec, appDir, kind, factory, lifespan, value, env, blockingThreads);
     }
 
-    /** Set in {@code os.environ} before the app is imported (the process's environment is shared by every app in it). */
+    /**
+     * Variables set in {@code os.environ} before the app is imported (the process's environment is shared by every app in it).
+     *
+     * @param value the variables (copied)
+     * @return these options with that environment
+     */
     public AppOptions withEnv(Map<String, String> value) {
         return new AppOptions(spec, appDir, kind, factory, lifespan, rootPath, Map.copyOf(value), blockingThreads);
     }
 
-    /** WSGI: the threads that run the app (default 10). */
+    /**
+     * WSGI: the threads that run the app ({@code --blocking-threads}).
+     *
+     * @param value the thread count, at least 1 (default 10)
+     * @return these options with that many threads
+     * @throws IllegalArgumentException the value is below 1
+     */
     public AppOptions withBlockingThreads(int value) {
         if (value < 1) {
             throw new IllegalArgumentException("blocking threads must be at least 1, got " + value);
@@ -94,34 +145,74 @@ public final class AppOptions {
         return new AppOptions(spec, appDir, kind, factory, lifespan, rootPath, env, value);
     }
 
+    /**
+     * The app to import.
+     *
+     * @return {@code module:attribute}
+     */
     public String spec() {
         return spec;
     }
 
+    /**
+     * Where the app is imported from.
+     *
+     * @return the directory put first on {@code sys.path}
+     */
     public Path appDir() {
         return appDir;
     }
 
+    /**
+     * The protocol the app speaks.
+     *
+     * @return the interface, {@link Interface#AUTO} unless set
+     */
     public Interface appInterface() {
         return kind;
     }
 
+    /**
+     * Whether the attribute is a factory.
+     *
+     * @return true when the attribute is called to make the app
+     */
     public boolean factory() {
         return factory;
     }
 
+    /**
+     * How ASGI lifespan runs.
+     *
+     * @return the lifespan mode
+     */
     public Lifespan lifespan() {
         return lifespan;
     }
 
+    /**
+     * The app's mount point ({@link #withRootPath}).
+     *
+     * @return empty, or {@code /prefix}
+     */
     public String rootPath() {
         return rootPath;
     }
 
+    /**
+     * The variables set before the import.
+     *
+     * @return an unmodifiable map
+     */
     public Map<String, String> env() {
         return env;
     }
 
+    /**
+     * WSGI: the threads that run the app.
+     *
+     * @return the thread count
+     */
     public int blockingThreads() {
         return blockingThreads;
     }

@@ -29,6 +29,8 @@ public final class Apx {
      * executable (another venv, another Python version) gets a runtime of its own in this JVM: a
      * separate CPython in a glibc namespace of its own (docs/interpreters.md), 16 at most per process.
      *
+     * @param pythonExecutable the interpreter to embed: its {@code bin/python} (a venv's, or an installation's)
+     * @return the runtime of that executable, started on the first call
      * @throws ApxException the executable is not a Python apx can embed (3.11-3.15 with a shared
      *                      libpython), or no namespace is left for another runtime
      */
@@ -67,6 +69,8 @@ public final class Apx {
      * {@code --log-level} and {@code --use-colors} only when given. {@code --workers} and
      * {@code --reload} need processes of their own and are refused.
      *
+     * @param args the command line's flags and the app, as {@code apx} takes them
+     * @return the server, not yet started ({@link ApxServer#start})
      * @throws IllegalArgumentException a bad flag (the message is the command line's usage error)
      */
     public static ApxServer server(String... args) {

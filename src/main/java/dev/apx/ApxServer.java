@@ -25,6 +25,8 @@ public final class ApxServer implements AutoCloseable {
     /**
      * Loads the app, runs lifespan startup and binds; returns once it serves.
      *
+     * @return this server
+     * @throws IllegalStateException it was started before
      * @throws ApxException Python or the app could not be set up, lifespan startup failed, or the bind failed (logged)
      */
     public ApxServer start() {
@@ -54,7 +56,12 @@ public final class ApxServer implements AutoCloseable {
         return this;
     }
 
-    /** The port it listens on (after {@link #start}; the free port chosen for {@code --port 0}). */
+    /**
+     * The port it listens on (after {@link #start}; the free port chosen for {@code --port 0}).
+     *
+     * @return the bound port
+     * @throws IllegalStateException the server is not running
+     */
     public int port() {
         synchronized (lock) {
             if (!started || stopped) {
@@ -67,6 +74,8 @@ public final class ApxServer implements AutoCloseable {
     /**
      * Stops accepting, waits up to {@code grace} for the requests in flight (then cancels them),
      * closes the connections and runs lifespan shutdown. Once; later calls return at once.
+     *
+     * @param grace how long the requests in flight may take before they are cancelled
      */
     public void stop(Duration grace) {
         synchronized (lock) {

@@ -59,7 +59,11 @@ public final class PythonApp implements AutoCloseable {
         this.mounted = rootPath.isEmpty() ? http : inFlight.counted(hosted.http(rootPath), name);
     }
 
-    /** {@code "asgi3"}, {@code "asgi2"} or {@code "wsgi"}: the interface the app was served with. */
+    /**
+     * The interface the app was served with.
+     *
+     * @return {@code "asgi3"}, {@code "asgi2"} or {@code "wsgi"}
+     */
     public String appInterface() {
         return hosted.kind().name().toLowerCase(java.util.Locale.ROOT);
     }
@@ -68,6 +72,9 @@ public final class PythonApp implements AutoCloseable {
      * Sends {@code request} to the app; the future completes with the whole response, or
      * exceptionally if the app fails after it started a response (before, it is a 500, as a
      * server answers). Cancelling the future tells the app the client left ({@code http.disconnect}).
+     *
+     * @param request the request, its whole body included
+     * @return the response's future; failed at once with IllegalStateException when the app is closed
      */
     public CompletableFuture<AppResponse> call(AppRequest request) {
         CompletableFuture<AppResponse> future = new CompletableFuture<>();
@@ -89,6 +96,9 @@ public final class PythonApp implements AutoCloseable {
      * As {@link #call}, but the future completes with the response's head as soon as the app
      * starts it, and the body is read as the app sends it ({@link StreamedResponse#body()}), with
      * backpressure: for large or endless (server-sent events) bodies.
+     *
+     * @param request the request, its whole body included
+     * @return the future of the response's head and body stream; failed at once with IllegalStateException when the app is closed
      */
     public CompletableFuture<StreamedResponse> stream(AppRequest request) {
         CompletableFuture<StreamedResponse> future = new CompletableFuture<>();
@@ -163,7 +173,11 @@ public final class PythonApp implements AutoCloseable {
         return hosted.webSocket(rootPath);
     }
 
-    /** Requests whose response has not ended. */
+    /**
+     * Requests whose response has not ended, in-process and through a servlet.
+     *
+     * @return how many there are now
+     */
     public int inFlight() {
         return inFlight.size();
     }
