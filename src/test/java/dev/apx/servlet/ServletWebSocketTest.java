@@ -175,6 +175,20 @@ class ServletWebSocketTest {
     }
 
     @Test
+    void aSlowReaderGetsEveryMessageWholeAndInOrder() throws Exception {
+        // the app reads nothing for 0.3 s: its queue fills (32 messages), the container's thread waits, nothing is lost
+        Recorder recorder = new Recorder();
+        WebSocket socket = connect("/slow-reader?slow", recorder);
+        for (int i = 0; i < 200; i++) {
+            byte[] data = new byte[16 * 1024];
+            java.util.Arrays.fill(data, (byte) i);
+            socket.sendBinary(ByteBuffer.wrap(data), true).get(20, TimeUnit.SECONDS);
+        }
+        socket.sendClose(1000, "").get(20, TimeUnit.SECONDS);
+        assertThat(seen("slow")).isEqualTo("{\"received\": 200}");
+    }
+
+    @Test
     void theAppClosesWithItsCode() throws Exception {
         Recorder recorder = new Recorder();
         WebSocket socket = connect("/close-code?app-close", recorder);
