@@ -99,6 +99,8 @@ public final class LeanHost {
         }
         refused("pkcs1", "--python", python.toString(), "--app-dir", examples.toString(), "--port", "0", "--warmup", "0",
                 "--ssl-certfile", args[4], "--ssl-keyfile", args[6]);
+        refused("openssl", "--python", python.toString(), "--app-dir", examples.toString(), "--port", "0", "--warmup", "0",
+                "--ssl-certfile", args[4], "--ssl-keyfile", args[5], "--ssl-engine", "openssl");
         refused("metrics", "--python", python.toString(), "--app-dir", examples.toString(), "--port", "0", "--warmup", "0", "--metrics");
     }
 

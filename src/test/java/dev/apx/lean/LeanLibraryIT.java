@@ -65,6 +65,8 @@ class LeanLibraryIT {
                 "tls: 200 HTTP_2 {\"item_id\":5,\"q\":\"a\"}", "the JDK's SSLEngine");
         assertThat(output).containsPattern("pkcs1: IllegalArgumentException: .*needs BouncyCastle \\(org.bouncycastle:bcpkix-jdk18on\\)");
         assertThat(output).containsPattern("metrics: IllegalArgumentException: .*--metrics needs the Prometheus Java client");
+        assertThat(output).containsPattern("openssl: IllegalArgumentException: .*BoringSSL \\(netty-tcnative\\) does not load here: .*"
+                + "io.netty:netty-tcnative-boringssl-static");
     }
 
     private static String run(Path dir, String... command) throws IOException, InterruptedException {
