@@ -9,7 +9,7 @@ from contextlib import asynccontextmanager
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))  # examples/
 
-from fastapi import Request  # noqa: E402
+from fastapi import Request, WebSocket, WebSocketDisconnect  # noqa: E402
 from fastapi.responses import StreamingResponse  # noqa: E402
 
 from fastapi_app import app  # noqa: E402
@@ -38,6 +38,26 @@ async def echo(rest: str, request: Request):
     return {"path": scope["path"], "root_path": scope["root_path"], "rest": rest, "query": dict(request.query_params),
             "headers": {k: v for k, v in request.headers.items() if k.startswith("x-")},
             "client": scope["client"][0] if scope["client"] else None, "url": str(request.url)}
+
+
+@app.websocket("/ws")
+async def ws(websocket: WebSocket):
+    """Echoes text and bytes (through the container's Jakarta WebSocket); closes with 4000 on 'bye'."""
+    await websocket.accept()
+    try:
+        while True:
+            message = await websocket.receive()
+            if message["type"] == "websocket.disconnect":
+                return
+            if message.get("text") == "bye":
+                await websocket.close(4000, "bye")
+                return
+            if message.get("text") is not None:
+                await websocket.send_text("echo: " + message["text"] + " at " + websocket.scope["root_path"])
+            else:
+                await websocket.send_bytes(message["bytes"][::-1])
+    except WebSocketDisconnect:
+        return
 
 
 @app.post("/upload")

@@ -22,19 +22,22 @@ module dev.apx {
     requires io.netty.handler;
     requires io.netty.transport.classes.epoll;
     requires io.netty.transport.unix.common;
-    requires org.bouncycastle.pkix;
-    requires org.bouncycastle.provider;
     requires info.picocli;
     requires org.slf4j; // inside a host's JVM apx's lines and Python's records go to the host's SLF4J backend
-    requires io.prometheus.metrics.core;
-    requires io.prometheus.metrics.model;
-    requires io.prometheus.metrics.exporter.common;
-    requires io.prometheus.metrics.exporter.httpserver;
-    requires io.prometheus.metrics.expositionformats;
-    requires io.prometheus.writer.text; // prometheus-metrics-exposition-textformats: the package io.prometheus.metrics.expositionformats
-    requires io.prometheus.metrics.instrumentation.jvm;
+    // optional Maven dependencies (the lean library): a host adds them for PEM keys other than PKCS#8
+    // (BouncyCastle) and for --metrics (the Prometheus client); netty-tcnative needs no requires
+    requires static org.bouncycastle.pkix;
+    requires static org.bouncycastle.provider;
+    requires static io.prometheus.metrics.core;
+    requires static io.prometheus.metrics.model;
+    requires static io.prometheus.metrics.exporter.common;
+    requires static io.prometheus.metrics.exporter.httpserver;
+    requires static io.prometheus.metrics.expositionformats;
+    requires static io.prometheus.writer.text; // prometheus-metrics-exposition-textformats: the package io.prometheus.metrics.expositionformats
+    requires static io.prometheus.metrics.instrumentation.jvm;
     requires java.management; // the JVM's metrics; RuntimesTest times threads with it
     requires java.net.http;
     requires jdk.unsupported; // sun.misc.Signal: the command line's SIGINT/SIGTERM
     requires static jakarta.servlet; // provided by the container
+    requires static jakarta.websocket; // the container's, for WebSockets through ApxServlet (with jakarta.websocket.client)
 }

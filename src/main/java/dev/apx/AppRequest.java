@@ -25,7 +25,15 @@ public final class AppRequest {
         this.body = body;
     }
 
-    /** A request with {@code method} (upper case, e.g. PUT) and no headers or body. */
+    /**
+     * A request with {@code method} and no headers or body.
+     *
+     * @param method       the HTTP method (e.g. {@code PUT}; upper-cased)
+     * @param pathAndQuery the request target: a path starting with {@code /}, percent-encoded, and an optional {@code ?query}
+     * @return the request
+     * @throws IllegalArgumentException {@code method} is not a token, or the target does not start with {@code /} or holds
+     *         spaces or controls
+     */
     public static AppRequest of(String method, String pathAndQuery) {
         Objects.requireNonNull(method, "method");
         if (method.isEmpty() || !method.chars().allMatch(c -> c > ' ' && c < 127 && c != ':' && c != '/')) {
@@ -39,17 +47,39 @@ public final class AppRequest {
         return new AppRequest(method.toUpperCase(Locale.ROOT), pathAndQuery, List.of(), NO_BODY);
     }
 
+    /**
+     * A GET request.
+     *
+     * @param pathAndQuery the request target, as for {@link #of}
+     * @return the request
+     * @throws IllegalArgumentException the target is not valid, as for {@link #of}
+     */
     public static AppRequest get(String pathAndQuery) {
         return of("GET", pathAndQuery);
     }
 
-    /** A POST of {@code body} with its Content-Type (null: none). */
+    /**
+     * A POST of {@code body} with its Content-Type.
+     *
+     * @param pathAndQuery the request target, as for {@link #of}
+     * @param body         the body (copied)
+     * @param contentType  the Content-Type header's value, or null for none
+     * @return the request
+     * @throws IllegalArgumentException the target is not valid, as for {@link #of}
+     */
     public static AppRequest post(String pathAndQuery, byte[] body, String contentType) {
         AppRequest request = of("POST", pathAndQuery).withBody(body);
         return contentType == null ? request : request.header("content-type", contentType);
     }
 
-    /** This request with one more header (names may repeat; they reach the app in the order added). */
+    /**
+     * This request with one more header (names may repeat; they reach the app in the order added).
+     *
+     * @param name  the header's name (a token)
+     * @param value the header's value: ISO-8859-1, no CR, LF or NUL
+     * @return a new request with the header added
+     * @throws IllegalArgumentException the name or the value is not valid
+     */
     public AppRequest header(String name, String value) {
         Objects.requireNonNull(name, "name");
         Objects.requireNonNull(value, "value");
@@ -64,29 +94,58 @@ public final class AppRequest {
         return new AppRequest(method, pathAndQuery, more, body);
     }
 
-    /** This request with {@code body} (copied) as its body. */
+    /**
+     * This request with {@code body} as its body.
+     *
+     * @param body the body (copied)
+     * @return a new request with that body
+     */
     public AppRequest withBody(byte[] body) {
         return new AppRequest(method, pathAndQuery, headers, body.clone());
     }
 
-    /** This request with {@code text} in UTF-8 as its body. */
+    /**
+     * This request with {@code text} in UTF-8 as its body.
+     *
+     * @param text the body's text
+     * @return a new request with that body
+     */
     public AppRequest withBody(String text) {
         return new AppRequest(method, pathAndQuery, headers, text.getBytes(StandardCharsets.UTF_8));
     }
 
+    /**
+     * The method.
+     *
+     * @return the HTTP method, upper case
+     */
     public String method() {
         return method;
     }
 
+    /**
+     * The request target.
+     *
+     * @return the path and the optional {@code ?query}, as given
+     */
     public String pathAndQuery() {
         return pathAndQuery;
     }
 
+    /**
+     * The headers.
+     *
+     * @return the headers in the order added, duplicates kept (unmodifiable)
+     */
     public List<Header> headers() {
         return headers;
     }
 
-    /** The body (a copy). */
+    /**
+     * The body.
+     *
+     * @return a copy of the body (empty when there is none)
+     */
     public byte[] body() {
         return body.clone();
     }

@@ -22,30 +22,57 @@ public final class AppResponse {
         this.trailers = List.copyOf(trailers);
     }
 
+    /**
+     * The status the app sent.
+     *
+     * @return the HTTP status code
+     */
     public int status() {
         return status;
     }
 
-    /** Name/value pairs in order, duplicates kept. */
+    /**
+     * The headers in the order the app sent them, names as it spelled them, duplicates kept.
+     *
+     * @return the headers (unmodifiable)
+     */
     public List<Header> headers() {
         return headers;
     }
 
-    /** The first value of header {@code name} (any case), or null. */
+    /**
+     * The first value of one header.
+     *
+     * @param name the header's name (any case)
+     * @return its first value, or null when the app sent none
+     */
     public String header(String name) {
         return Header.first(headers, name);
     }
 
-    /** The body (a copy). */
+    /**
+     * The body.
+     *
+     * @return a copy of the body (empty when there is none)
+     */
     public byte[] body() {
         return body.clone();
     }
 
-    /** The body as text, in the Content-Type's charset (UTF-8 when it names none). */
+    /**
+     * The body as text, in the Content-Type's charset (UTF-8 when it names none or one the JVM does not know).
+     *
+     * @return the decoded body
+     */
     public String bodyText() {
         return new String(body, charset());
     }
 
+    /**
+     * The trailers ({@code http.response.trailers}), in order.
+     *
+     * @return the trailers; empty unless the app sent some (unmodifiable)
+     */
     public List<Header> trailers() {
         return trailers;
     }

@@ -30,6 +30,8 @@ public final class Apx {
      * executable (another venv, another Python version) gets a runtime of its own in this JVM: a
      * separate CPython in a glibc namespace of its own (docs/interpreters.md), 16 at most per process.
      *
+     * @param pythonExecutable the interpreter to embed: its {@code bin/python} (a venv's, or an installation's)
+     * @return the runtime of that executable, started on the first call
      * @throws ApxException the executable is not a Python apx can embed (3.11-3.15 with a shared
      *                      libpython), or no namespace is left for another runtime
      */

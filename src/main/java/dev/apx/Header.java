@@ -7,8 +7,16 @@ import java.util.Objects;
 /**
  * One header field as sent or received: a name and a value, in the order they came. Also a
  * {@link Map.Entry} (key = name), so that lists of headers work with code written for entries.
+ *
+ * @param name  the field name, as spelled (any case)
+ * @param value the field value
  */
 public record Header(String name, String value) implements Map.Entry<String, String> {
+    /**
+     * A header field.
+     *
+     * @throws NullPointerException the name or the value is null
+     */
     public Header {
         Objects.requireNonNull(name, "name");
         Objects.requireNonNull(value, "value");

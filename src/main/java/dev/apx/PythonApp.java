@@ -8,6 +8,7 @@ import dev.apx.config.Interface;
 import dev.apx.server.api.Exchange;
 import dev.apx.server.api.HttpApp;
 import dev.apx.server.api.RequestHead;
+import dev.apx.server.api.WebSocketApp;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -28,22 +29,41 @@ public final class PythonApp implements AutoCloseable {
     private static final long DRAIN_MILLIS = 30_000;
 
     static {
-        ApiAccess.register((app, rootPath) -> ((PythonApp) app).http(rootPath));
+        ApiAccess.register(new ApiAccess.Apps() {
+            @Override
+            public HttpApp http(Object app, String rootPath) {
+                return ((PythonApp) app).http(rootPath);
+            }
+
+            @Override
+            public WebSocketApp webSocket(Object app, String rootPath) {
+                return ((PythonApp) app).webSocket(rootPath);
+            }
+        });
     }
 
     private final HostedApp hosted;
     private final String name;
     private final InFlight inFlight = new InFlight();
     private final HttpApp http;
+    /** The app with its root path, for a request whose path already starts with it: the path is kept as given. */
+    private final HttpApp mounted;
+    private final String rootPath;
     private final AtomicBoolean closed = new AtomicBoolean();
 
-    PythonApp(HostedApp hosted, String name) {
+    PythonApp(HostedApp hosted, String name, String rootPath) {
         this.hosted = hosted;
         this.name = name;
+        this.rootPath = rootPath;
         this.http = inFlight.counted(hosted.http(), name);
+        this.mounted = rootPath.isEmpty() ? http : inFlight.counted(hosted.http(rootPath), name);
     }
 
-    /** {@code "asgi3"}, {@code "asgi2"} or {@code "wsgi"}: the interface the app was served with. */
+    /**
+     * The interface the app was served with.
+     *
+     * @return {@code "asgi3"}, {@code "asgi2"} or {@code "wsgi"}
+     */
     public String appInterface() {
         return hosted.kind().name().toLowerCase(java.util.Locale.ROOT);
     }
@@ -52,6 +72,9 @@ public final class PythonApp implements AutoCloseable {
      * Sends {@code request} to the app; the future completes with the whole response, or
      * exceptionally if the app fails after it started a response (before, it is a 500, as a
      * server answers). Cancelling the future tells the app the client left ({@code http.disconnect}).
+     *
+     * @param request the request, its whole body included
+     * @return the response's future; failed at once with IllegalStateException when the app is closed
      */
     public CompletableFuture<AppResponse> call(AppRequest request) {
         CompletableFuture<AppResponse> future = new CompletableFuture<>();
@@ -73,6 +96,9 @@ public final class PythonApp implements AutoCloseable {
      * As {@link #call}, but the future completes with the response's head as soon as the app
      * starts it, and the body is read as the app sends it ({@link StreamedResponse#body()}), with
      * backpressure: for large or endless (server-sent events) bodies.
+     *
+     * @param request the request, its whole body included
+     * @return the future of the response's head and body stream; failed at once with IllegalStateException when the app is closed
      */
     public CompletableFuture<StreamedResponse> stream(AppRequest request) {
         CompletableFuture<StreamedResponse> future = new CompletableFuture<>();
@@ -90,10 +116,26 @@ public final class PythonApp implements AutoCloseable {
         byte[] body = request.bodyNoCopy();
         RequestHead head = new RequestHead(request.method(), request.pathAndQuery(), "HTTP/1.1", headers(request, body),
                 null, null, null, body.length == 0);
-        Exchange exchange = http.open(head, response);
+        Exchange exchange = (underRootPath(request.pathAndQuery()) ? mounted : http).open(head, response);
         exchange.body(body, true);
         exchange.readComplete();
         return exchange;
+    }
+
+    /**
+     * Whether the request's path starts with the root path (segment by segment): ASGI's mount point,
+     * where the path already holds the root path and the app routes on the rest. A path that does not
+     * is taken as relative to the mount point and gets the root path put in front, as with {@code --root-path}.
+     */
+    private boolean underRootPath(String pathAndQuery) {
+        if (rootPath.isEmpty() || !pathAndQuery.startsWith(rootPath)) {
+            return false;
+        }
+        if (pathAndQuery.length() == rootPath.length()) {
+            return true;
+        }
+        char next = pathAndQuery.charAt(rootPath.length());
+        return next == '/' || next == '?';
     }
 
     /** The request's headers, with the Host and Content-Length a client would have sent if it has none. */
@@ -123,7 +165,19 @@ public final class PythonApp implements AutoCloseable {
         return inFlight.counted(hosted.http(rootPath), name);
     }
 
-    /** Requests whose response has not ended. */
+    /** The websocket handler a servlet mounts, with its root path; null for a WSGI app. */
+    private WebSocketApp webSocket(String rootPath) {
+        if (closed.get()) {
+            throw new IllegalStateException("apx: " + name + " is closed");
+        }
+        return hosted.webSocket(rootPath);
+    }
+
+    /**
+     * Requests whose response has not ended, in-process and through a servlet.
+     *
+     * @return how many there are now
+     */
     public int inFlight() {
         return inFlight.size();
     }

@@ -33,16 +33,32 @@ public final class PythonRuntime {
         this.install = install;
     }
 
-    /** The Python version, e.g. {@code 3.12.1}. */
+    /**
+     * The Python version.
+     *
+     * @return e.g. {@code 3.12.1}
+     */
     public String version() {
         return install.version();
     }
 
+    /**
+     * The interpreter this runtime embeds.
+     *
+     * @return the interpreter executable that {@link Apx#python} was given for it
+     */
     public Path executable() {
         return install.executable();
     }
 
-    /** {@code app(AppOptions.of(spec, appDir))}. */
+    /**
+     * {@code app(AppOptions.of(spec, appDir))}.
+     *
+     * @param spec   {@code module:attribute} (e.g. {@code main:app})
+     * @param appDir the directory put first on {@code sys.path} for the import
+     * @return the app, its lifespan started
+     * @throws ApxException the import raised, the object is not callable, or lifespan startup failed
+     */
     public PythonApp app(String spec, Path appDir) {
         return app(AppOptions.of(spec, appDir));
     }
@@ -52,6 +68,8 @@ public final class PythonRuntime {
      * startup; returns once it can take requests. Blocks the caller (a virtual caller waits for a
      * platform thread that does it).
      *
+     * @param options the app and how to load it
+     * @return the app, its lifespan started
      * @throws ApxException the import raised, the object is not callable, or lifespan startup failed
      */
     public PythonApp app(AppOptions options) {
@@ -84,7 +102,7 @@ public final class PythonRuntime {
             hosted.close();
             throw new ApxException("lifespan startup of '" + spec.app() + "' failed: " + e.getMessage(), e);
         }
-        return new PythonApp(hosted, spec.app());
+        return new PythonApp(hosted, spec.app(), spec.asgi().app().rootPath());
     }
 
     @Override

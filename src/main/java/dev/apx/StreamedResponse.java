@@ -20,16 +20,30 @@ public final class StreamedResponse {
         this.body = body;
     }
 
+    /**
+     * The status the app sent.
+     *
+     * @return the HTTP status code
+     */
     public int status() {
         return status;
     }
 
-    /** Name/value pairs in order, duplicates kept. */
+    /**
+     * The headers in the order the app sent them, names as it spelled them, duplicates kept.
+     *
+     * @return the headers (unmodifiable)
+     */
     public List<Header> headers() {
         return headers;
     }
 
-    /** The first value of header {@code name} (any case), or null. */
+    /**
+     * The first value of one header.
+     *
+     * @param name the header's name (any case)
+     * @return its first value, or null when the app sent none
+     */
     public String header(String name) {
         return Header.first(headers, name);
     }
@@ -37,6 +51,9 @@ public final class StreamedResponse {
     /**
      * The body as the app sends it; {@code read} blocks until the app sends more (use a virtual
      * thread or a thread of your own, not an event loop's). It throws an IOException if the app breaks off.
+     * Closing it before the end tells the app the client left.
+     *
+     * @return the body's stream (the same one on every call)
      */
     public InputStream body() {
         return body;

@@ -114,6 +114,33 @@ class PythonAppTest {
     }
 
     @Test
+    void aPathUnderTheRootPathKeepsItAndReachesTheRouteBelowIt() throws Exception {
+        // ASGI's root_path is the mount point: /v312/x is the app's /x, and the URLs it makes hold /v312
+        try (PythonApp mounted = python.app(AppOptions.of("apxjava.mounted:app", TEST_APPS).withRootPath("/v312"))) {
+            AppResponse under = call(mounted, AppRequest.get("/v312/x"));
+            assertThat(under.status()).isEqualTo(200);
+            assertThat(under.bodyText()).isEqualTo("{\"path\":\"/v312/x\",\"root_path\":\"/v312\","
+                    + "\"url\":\"http://localhost/v312/x\",\"url_for\":\"http://localhost/v312/x\"}");
+            AppResponse relative = call(mounted, AppRequest.get("/x?q=1")); // relative to the mount point, as --root-path takes it
+            assertThat(relative.status()).isEqualTo(200);
+            assertThat(relative.bodyText()).contains("\"path\":\"/v312/x\"", "\"url_for\":\"http://localhost/v312/x\"");
+            assertThat(call(mounted, AppRequest.get("/v312x")).status()).as("a prefix of a segment is not the mount point").isEqualTo(404);
+            assertThat(call(mounted, AppRequest.get("/v312/v312/x")).status()).isEqualTo(404);
+        }
+    }
+
+    @Test
+    void aWsgiPathUnderTheRootPathLosesItInPathInfo() throws Exception {
+        try (PythonApp mounted = python.app(AppOptions.of("apxjava.apps:wsgi_echo", TEST_APPS).withRootPath("/v312")
+                .withInterface(dev.apx.config.Interface.WSGI))) {
+            String under = call(mounted, AppRequest.get("/v312/x")).bodyText();
+            assertThat(under).contains("\"SCRIPT_NAME\": \"/v312\"", "\"PATH_INFO\": \"/x\"");
+            String relative = call(mounted, AppRequest.get("/x")).bodyText();
+            assertThat(relative).contains("\"SCRIPT_NAME\": \"/v312\"", "\"PATH_INFO\": \"/x\"");
+        }
+    }
+
+    @Test
     void theAppRunsOnTheLoopThreadNotTheCallers() throws Exception {
         // the first step too (in the server's default start mode it runs on the thread the request arrived on)
         // (from a thread other than the one that ran app(), which would pass for the loop's in that mode)

@@ -115,3 +115,16 @@ async def which_python(scope, receive, send):
     body = json.dumps({"version": "%d.%d.%d" % sys.version_info[:3], "runtime": id(sys.modules)}).encode()
     await send({"type": "http.response.start", "status": 200, "headers": [(b"content-type", b"application/json")]})
     await send({"type": "http.response.body", "body": body})
+
+
+async def ws_mounted(scope, receive, send):
+    """apxtest.ws_apps, routed on the path below root_path (a servlet's mount point); a websocket scope goes on as it came."""
+    from apxtest import ws_apps
+    if scope["type"] == "lifespan":
+        await ws_apps.app(scope, receive, send)
+        return
+    route = scope["path"][len(scope["root_path"]):]
+    if scope["type"] == "http":
+        await ws_apps.http(dict(scope, path=route), receive, send)
+        return
+    await ws_apps.ROUTES[route](scope, receive, send)

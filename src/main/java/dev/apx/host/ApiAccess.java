@@ -1,6 +1,7 @@
 package dev.apx.host;
 
 import dev.apx.server.api.HttpApp;
+import dev.apx.server.api.WebSocketApp;
 
 import java.util.Objects;
 
@@ -14,6 +15,12 @@ public final class ApiAccess {
     public interface Apps {
         /** The app's handler with {@code rootPath} as every request's root path, counted in the app's in-flight requests. */
         HttpApp http(Object pythonApp, String rootPath);
+
+        /**
+         * The app's websocket handler with {@code rootPath} as every connection's root path, or null when the
+         * app has none (WSGI); IllegalStateException once the app is closing.
+         */
+        WebSocketApp webSocket(Object pythonApp, String rootPath);
     }
 
     private static volatile Apps apps;
@@ -27,5 +34,9 @@ public final class ApiAccess {
 
     public static HttpApp http(Object pythonApp, String rootPath) {
         return apps.http(pythonApp, rootPath); // registered: an instance exists, so its class is initialised
+    }
+
+    public static WebSocketApp webSocket(Object pythonApp, String rootPath) {
+        return apps.webSocket(pythonApp, rootPath);
     }
 }

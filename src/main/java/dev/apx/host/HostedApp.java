@@ -9,6 +9,7 @@ import dev.apx.config.Interface;
 import dev.apx.python.Interpreter;
 import dev.apx.python.PyRef;
 import dev.apx.server.api.AppInstance;
+import dev.apx.server.api.WebSocketApp;
 import dev.apx.server.api.HttpApp;
 import dev.apx.wsgi.WsgiHttp;
 
@@ -131,6 +132,18 @@ public final class HostedApp implements AutoCloseable {
         AsgiConfig config = rootPaths.computeIfAbsent(mountPath, spec.asgi()::withMountPath);
         return asgi != null ? (head, response) -> asgi.open(head, response, config)
                 : (head, response) -> wsgi.open(head, response, config.app());
+    }
+
+    /**
+     * As {@link #webSocket()} for an app mounted at {@code mountPath}, which each upgrade request's target
+     * already starts with (a servlet's context and servlet path); null for a WSGI app.
+     */
+    public WebSocketApp webSocket(String mountPath) {
+        if (webSocket == null) {
+            return null;
+        }
+        AsgiConfig config = rootPaths.computeIfAbsent(mountPath, spec.asgi()::withMountPath);
+        return (head, connection) -> webSocket.open(head, connection, config);
     }
 
     /**

@@ -10,6 +10,7 @@ public record MetricsConfig(String host, int port, String worker) {
         if (port < 0 || port > 65535) {
             throw new IllegalArgumentException("--metrics-port must be 0 to 65535, got " + port);
         }
+        PrometheusClient.require(); // an optional dependency of the library: fail here, with what to add
         if (worker != null && worker.isBlank()) {
             worker = null;
         }

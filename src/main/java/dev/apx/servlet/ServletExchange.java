@@ -82,7 +82,7 @@ final class ServletExchange implements Response {
 
     /** Hands the request to {@code http}; throws IllegalStateException when the app is closing. */
     void open(HttpApp http) throws IOException {
-        RequestHead head = head();
+        RequestHead head = head(request);
         in = request.getInputStream();
         out = response.getOutputStream();
         async.addListener(new AsyncListener() {
@@ -140,7 +140,8 @@ final class ServletExchange implements Response {
         });
     }
 
-    private RequestHead head() {
+    /** The request line and headers as the app side takes them (also a WebSocket upgrade's). */
+    static RequestHead head(HttpServletRequest request) {
         String uri = request.getRequestURI();
         String query = request.getQueryString();
         if (query != null) {

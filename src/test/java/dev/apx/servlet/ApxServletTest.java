@@ -161,6 +161,18 @@ class ApxServletTest {
     }
 
     @Test
+    void aWebSocketRequestWithoutTheContainersWebSocketSupportGetsA400ThatSaysSo() throws Exception {
+        // this Jetty has no Jakarta WebSocket container (ServletWebSocketTest's has)
+        int port = URI.create(base).getPort();
+        String response = ServletWebSocketTest.rawHandshake(port, "/ctx/py/chat", "", false, "13");
+        assertThat(response).startsWith("HTTP/1.1 400 ");
+        assertThat(response).contains("no Jakarta WebSocket support", "JakartaWebSocketServletContainerInitializer", "apx's own server");
+        // a WSGI app has no websocket scope: the request reaches it as plain HTTP, as on apx's own server
+        String wsgiResponse = ServletWebSocketTest.rawHandshake(port, "/ctx/wsgi/chat", "", false, "13");
+        assertThat(wsgiResponse).startsWith("HTTP/1.1 200 ").contains("\"PATH_INFO\": \"/chat\"");
+    }
+
+    @Test
     void fastApiRoutesBelowTheMountPoint() throws Exception {
         assertThat(get("/fastapi/items/5?q=a").body()).isEqualTo("{\"item_id\":5,\"q\":\"a\"}");
         HttpResponse<String> created = client.send(HttpRequest.newBuilder(URI.create(base + "/fastapi/items"))

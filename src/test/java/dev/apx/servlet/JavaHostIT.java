@@ -77,6 +77,10 @@ class JavaHostIT {
             String httpx = run(".", PYTHON.toString(), "-c", HTTPX, base);
             assertThat(httpx).isEqualTo("streamed 200 chunked\nconcurrent 200 of 200");
 
+            // a WebSocket through the container's Jakarta WebSocket server, with the websockets client
+            String ws = run(".", PYTHON.toString(), "-c", WEBSOCKETS, base.replace("http://", "ws://") + "/py/ws");
+            assertThat(ws).isEqualTo("echo: hi at /py\n0201\nclosed 4000 bye");
+
             // a client that leaves mid-stream: the app's generator is stopped
             run(".", List.of(0, 28), "curl", "-sS", "-o", "/dev/null", "--max-time", "1", base + "/py/ticks?n=100000&delay=0.01");
             awaitLine(log, "ticks stopped early");
@@ -93,6 +97,22 @@ class JavaHostIT {
             Files.deleteIfExists(log);
         }
     }
+
+    private static final String WEBSOCKETS = """
+            import asyncio, sys, websockets
+            async def main():
+                async with websockets.connect(sys.argv[1]) as ws:
+                    await ws.send("hi")
+                    print(await ws.recv())
+                    await ws.send(bytes([1, 2]))
+                    print((await ws.recv()).hex())
+                    await ws.send("bye")
+                    try:
+                        await ws.recv()
+                    except websockets.ConnectionClosed as closed:
+                        print("closed", closed.rcvd.code, closed.rcvd.reason, end="")
+            asyncio.run(main())
+            """;
 
     private static final String HTTPX = """
             import asyncio, sys, httpx

@@ -40,6 +40,11 @@ public final class AsgiWebSocket implements WebSocketApp, AutoCloseable {
 
     @Override
     public WebSocketSession open(RequestHead head, WebSocketConnection connection) {
+        return open(head, connection, config);
+    }
+
+    /** As {@link #open(RequestHead, WebSocketConnection)} with other settings: a servlet's mount point as the root path. */
+    public WebSocketSession open(RequestHead head, WebSocketConnection connection, AsgiConfig config) {
         WebSocketCycle cycle = new WebSocketCycle(bridge, connection);
         Map<String, Object> scope = WebSocketScope.of(head, config);
         bridge.start((gil, started) -> invoke(gil, cycle, scope), (gil, done, result, error) -> cycle.completed(error));

@@ -86,7 +86,8 @@ public final class TlsContext {
             case "openssl" -> {
                 if (!openSsl) {
                     throw new IllegalArgumentException("--ssl-engine openssl: BoringSSL (netty-tcnative) does not load here: "
-                            + OpenSsl.unavailabilityCause());
+                            + OpenSsl.unavailabilityCause() + " (as a library, apx needs io.netty:netty-tcnative-boringssl-static"
+                            + " with this platform's classifier on the class path; --ssl-engine auto uses the JDK's engine without it)");
                 }
                 yield SslProvider.OPENSSL;
             }

@@ -4,10 +4,11 @@ import dev.apx.PythonApp;
 import dev.apx.servlet.ApxServlet;
 import org.eclipse.jetty.ee10.servlet.ServletContextHandler;
 import org.eclipse.jetty.ee10.servlet.ServletHolder;
+import org.eclipse.jetty.ee10.websocket.jakarta.server.config.JakartaWebSocketServletContainerInitializer;
 import org.eclipse.jetty.server.Server;
 import org.eclipse.jetty.server.ServerConnector;
 
-/** Embedded Jetty 12 (ee10): the Python app at /py/*, a Java servlet at /java/*. */
+/** Embedded Jetty 12 (ee10) with its Jakarta WebSocket server: the Python app at /py/*, a Java servlet at /java/*. */
 final class JettyHost {
     private JettyHost() {
     }
@@ -19,6 +20,7 @@ final class JettyHost {
         connector.setPort(port);
         server.addConnector(connector);
         ServletContextHandler context = new ServletContextHandler("/");
+        JakartaWebSocketServletContainerInitializer.configure(context, null); // WebSockets reach the app through ApxServlet
         ServletHolder python = new ServletHolder("python", new ApxServlet(app));
         python.setAsyncSupported(true); // ApxServlet answers asynchronously
         context.addServlet(python, "/py/*");

@@ -5,10 +5,11 @@ import dev.apx.servlet.ApxServlet;
 import org.apache.catalina.Context;
 import org.apache.catalina.Wrapper;
 import org.apache.catalina.startup.Tomcat;
+import org.apache.tomcat.websocket.server.WsSci;
 
 import java.nio.file.Files;
 
-/** Embedded Tomcat 11: the Python app at /py/*, a Java servlet at /java/*. */
+/** Embedded Tomcat 11 with its WebSocket support: the Python app at /py/*, a Java servlet at /java/*. */
 final class TomcatHost {
     private TomcatHost() {
     }
@@ -20,6 +21,7 @@ final class TomcatHost {
         tomcat.setPort(port);
         tomcat.getConnector().setProperty("address", "127.0.0.1");
         Context context = tomcat.addContext("", null);
+        context.addServletContainerInitializer(new WsSci(), null); // WebSockets reach the app through ApxServlet
         Wrapper python = Tomcat.addServlet(context, "python", new ApxServlet(app));
         python.setAsyncSupported(true); // ApxServlet answers asynchronously
         context.addServletMappingDecoded("/py/*", "python");

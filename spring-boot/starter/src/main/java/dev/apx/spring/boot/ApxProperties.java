@@ -1,6 +1,8 @@
 package dev.apx.spring.boot;
 
 import dev.apx.AppOptions;
+import dev.apx.config.Interface;
+import dev.apx.config.LifespanMode;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 
 import java.nio.file.Path;
@@ -29,10 +31,10 @@ public class ApxProperties {
     private boolean factory;
 
     /** The protocol the app speaks: AUTO tells ASGI 3 from ASGI 2; WSGI must be named. */
-    private AppOptions.Interface appInterface = AppOptions.Interface.AUTO;
+    private Interface appInterface = Interface.AUTO;
 
     /** ASGI lifespan: AUTO runs it if the app supports it, ON requires it, OFF skips it. */
-    private AppOptions.Lifespan lifespan = AppOptions.Lifespan.AUTO;
+    private LifespanMode lifespan = LifespanMode.AUTO;
 
     /** The ASGI root_path (WSGI SCRIPT_NAME) of in-process calls; the servlet takes its own from the container. */
     private String rootPath = "";
@@ -130,7 +132,7 @@ public class ApxProperties {
      *
      * @return AUTO, ASGI3, ASGI2 or WSGI
      */
-    public AppOptions.Interface getAppInterface() {
+    public Interface getAppInterface() {
         return appInterface;
     }
 
@@ -139,7 +141,7 @@ public class ApxProperties {
      *
      * @param appInterface AUTO, ASGI3, ASGI2 or WSGI
      */
-    public void setAppInterface(AppOptions.Interface appInterface) {
+    public void setAppInterface(Interface appInterface) {
         this.appInterface = appInterface;
     }
 
@@ -148,7 +150,7 @@ public class ApxProperties {
      *
      * @return AUTO, ON or OFF
      */
-    public AppOptions.Lifespan getLifespan() {
+    public LifespanMode getLifespan() {
         return lifespan;
     }
 
@@ -157,7 +159,7 @@ public class ApxProperties {
      *
      * @param lifespan AUTO, ON or OFF
      */
-    public void setLifespan(AppOptions.Lifespan lifespan) {
+    public void setLifespan(LifespanMode lifespan) {
         this.lifespan = lifespan;
     }
 
