@@ -175,11 +175,15 @@ final class FunctionCalls {
         try (PyRef context = gil.newContext()) {
             context.enterContext(gil);
             try {
-                return kwargs == null ? function.ref().call(gil, args) : function.ref().callWithKeywords(gil, Arrays.asList(args), kwargs);
+                return callHere(gil, function, args, kwargs);
             } finally {
                 context.exitContext(gil);
             }
         }
+    }
+
+    private static PyRef callHere(Gil gil, PythonFunction function, Object[] args, Map<String, Object> kwargs) {
+        return kwargs == null ? function.ref().call(gil, args) : function.ref().callWithKeywords(gil, Arrays.asList(args), kwargs);
     }
 
     /** Completes {@code future} with {@code result} as Java sees it (or how its conversion failed). */
@@ -232,10 +236,13 @@ final class FunctionCalls {
             this.future = future;
         }
 
-        /** Makes the coroutine; a Java failure (a handle closed meanwhile) fails the call through the task's own path. */
+        /**
+         * Makes the coroutine, in the task's new context (the bridge entered it). A Java failure (a
+         * handle closed meanwhile) fails the call through the task's own path.
+         */
         PyRef invoke(Gil gil, PythonFunction function, Object[] args, Map<String, Object> kwargs) {
             try {
-                return callInNewContext(gil, function, args, kwargs);
+                return callHere(gil, function, args, kwargs);
             } catch (PythonException e) {
                 throw e;
             } catch (RuntimeException e) {
