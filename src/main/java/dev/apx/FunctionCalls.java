@@ -80,9 +80,9 @@ final class FunctionCalls {
             if (future.isDone()) {
                 return; // cancelled before its turn: it never runs
             }
-            PyRef result;
+            Object result;
             try {
-                result = callInNewContext(gil, function, args, kwargs);
+                result = function.ref().callInNewContext(gil, args, kwargs);
             } catch (PythonException e) {
                 future.completeExceptionally(failure(e));
                 return;
@@ -90,13 +90,10 @@ final class FunctionCalls {
                 future.completeExceptionally(e);
                 return;
             }
-            try (result) {
-                if (result.hasExactType(gil, coroutineType)) {
-                    PyRef coroutine = result.newRef(gil); // the task's begin owns it
-                    startTask(future, new TaskCall(future), (g, request) -> coroutine, function.label());
-                } else {
-                    deliver(gil, result, future);
-                }
+            if (result instanceof PyRef ref && ref.hasExactType(gil, coroutineType)) {
+                startTask(future, new TaskCall(future), (g, request) -> ref, function.label()); // the task's begin owns it
+            } else {
+                deliver(gil, result, future);
             }
         });
         return future;
@@ -134,27 +131,27 @@ final class FunctionCalls {
             }
             return join(function.isAsync() ? callAsync(function, args, kwargs) : callSync(function, args, kwargs));
         }
-        Object[] outcome = interpreter.call(gil -> {
-            PyRef result;
+        Object[] task = new Object[1];
+        Object value = interpreter.call(gil -> {
+            Object result;
             try {
-                result = callInNewContext(gil, function, args, kwargs);
+                result = function.ref().callInNewContext(gil, args, kwargs);
             } catch (PythonException e) {
                 throw failure(e);
             }
-            try (result) {
-                if (result.hasExactType(gil, coroutineType)) {
-                    if (onLoop) {
-                        throw new IllegalStateException("apx: " + function.spec() + " returned a coroutine, which invoke() on the loop thread cannot wait for; use call()");
-                    }
-                    PythonFuture<Object> future = new PythonFuture<>();
-                    PyRef coroutine = result.newRef(gil);
-                    startTask(future, new TaskCall(future), (g, request) -> coroutine, function.label());
-                    return new Object[] {future, null};
+            if (result instanceof PyRef ref && ref.hasExactType(gil, coroutineType)) {
+                if (onLoop) {
+                    ref.close();
+                    throw new IllegalStateException("apx: " + function.spec() + " returned a coroutine, which invoke() on the loop thread cannot wait for; use call()");
                 }
-                return new Object[] {null, JavaValues.fromPython(gil, result.toJava(gil), this)};
+                PythonFuture<Object> future = new PythonFuture<>();
+                startTask(future, new TaskCall(future), (g, request) -> ref, function.label());
+                task[0] = future;
+                return null;
             }
+            return JavaValues.fromPython(gil, result, this);
         });
-        return outcome[0] != null ? join((PythonFuture<?>) outcome[0]) : outcome[1];
+        return task[0] != null ? join((PythonFuture<?>) task[0]) : value;
     }
 
     private static Object join(PythonFuture<?> future) {
@@ -170,34 +167,28 @@ final class FunctionCalls {
 
     // --- shared
 
-    /** Calls {@code function} in a new, empty {@code contextvars.Context}: what one call sets stays its own. */
-    private static PyRef callInNewContext(Gil gil, PythonFunction function, Object[] args, Map<String, Object> kwargs) {
-        try (PyRef context = gil.newContext()) {
-            context.enterContext(gil);
-            try {
-                return callHere(gil, function, args, kwargs);
-            } finally {
-                context.exitContext(gil);
-            }
-        }
-    }
-
     private static PyRef callHere(Gil gil, PythonFunction function, Object[] args, Map<String, Object> kwargs) {
         return kwargs == null ? function.ref().call(gil, args) : function.ref().callWithKeywords(gil, Arrays.asList(args), kwargs);
     }
 
-    /** Completes {@code future} with {@code result} as Java sees it (or how its conversion failed). */
-    private void deliver(Gil gil, PyRef result, PythonFuture<Object> future) {
-        Object value;
+    /** Completes {@code future} with {@code result} (as the python layer converted it) as the API gives it. */
+    private void deliver(Gil gil, Object result, PythonFuture<Object> future) {
+        Object value = JavaValues.fromPython(gil, result, this);
+        if (!future.complete(value)) {
+            JavaValues.release(value); // cancelled meanwhile: nobody will close its handles
+        }
+    }
+
+    /** As {@link #deliver(Gil, Object, PythonFuture)} for a task's result, or how its conversion failed. */
+    private void deliverTaskResult(Gil gil, PyRef result, PythonFuture<Object> future) {
+        Object converted;
         try {
-            value = JavaValues.fromPython(gil, result.toJava(gil), this);
+            converted = result.toJava(gil);
         } catch (PythonException e) {
             future.completeExceptionally(failure(e));
             return;
         }
-        if (!future.complete(value)) {
-            JavaValues.release(value); // cancelled meanwhile: nobody will close its handles
-        }
+        deliver(gil, converted, future);
     }
 
     /** What a caller sees of a Python exception; the exception object (and its traceback's frames) is given back now. */
@@ -275,7 +266,7 @@ final class FunctionCalls {
                     future.completeExceptionally(failure(error));
                 }
             } else {
-                deliver(gil, result, future);
+                deliverTaskResult(gil, result, future);
             }
         }
     }
