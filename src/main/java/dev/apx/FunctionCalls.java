@@ -124,10 +124,12 @@ final class FunctionCalls {
      */
     Object invoke(PythonFunction function, Object[] args, Map<String, Object> kwargs) {
         Thread current = Thread.currentThread();
-        boolean onLoop = current == bridge.loopThread();
+        // Java code that Python called (on a loop thread, or any thread inside Python) holds the GIL:
+        // waiting there for the loop, which needs the GIL, would never end
+        boolean inPython = !current.isVirtual() && interpreter.holdsGil();
         if (function.isAsync() || current.isVirtual()) {
-            if (onLoop) {
-                throw new IllegalStateException("apx: invoke() of a coroutine function on the loop thread would wait for itself; use call()");
+            if (inPython) {
+                throw new IllegalStateException("apx: invoke() of a coroutine function from inside Python would wait for the GIL it holds; use call()");
             }
             return join(function.isAsync() ? callAsync(function, args, kwargs) : callSync(function, args, kwargs));
         }
@@ -140,9 +142,9 @@ final class FunctionCalls {
                 throw failure(e);
             }
             if (result instanceof PyRef ref && ref.hasExactType(gil, coroutineType)) {
-                if (onLoop) {
+                if (inPython) {
                     ref.close();
-                    throw new IllegalStateException("apx: " + function.spec() + " returned a coroutine, which invoke() on the loop thread cannot wait for; use call()");
+                    throw new IllegalStateException("apx: " + function.spec() + " returned a coroutine, which invoke() from inside Python cannot wait for; use call()");
                 }
                 PythonFuture<Object> future = new PythonFuture<>();
                 startTask(future, new TaskCall(future), (g, request) -> ref, function.label());

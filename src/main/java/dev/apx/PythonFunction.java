@@ -101,7 +101,8 @@ public final class PythonFunction {
      * @throws PythonCallException      the function raised
      * @throws IllegalArgumentException an argument has a type that does not convert
      * @throws IllegalStateException    an argument is a closed {@link PythonObject}, or a coroutine
-     *                                  function is invoked on the runtime's loop thread (it would wait for itself)
+     *                                  function is invoked from Java code that Python called (it would
+     *                                  wait for the GIL its own thread holds)
      */
     public Object invoke(Object... args) {
         return calls.invoke(this, JavaValues.arguments(Objects.requireNonNull(args, "args")), null);

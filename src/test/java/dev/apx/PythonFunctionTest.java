@@ -195,6 +195,19 @@ class PythonFunctionTest {
     }
 
     @Test
+    void aDependentStageOnTheLoopThreadMayInvokeAPlainFunctionButNotWaitForTheLoop() throws Exception {
+        PythonFunction blocks = f("blocks");
+        PythonFunction add = f("add");
+        PythonFunction addAsync = f("add_async");
+        java.util.concurrent.CompletableFuture<Object> plain = blocks.call("d1", 0.2).thenApply(x -> add.invoke(x, "!"));
+        java.util.concurrent.CompletableFuture<Object> coroutine = blocks.call("d2", 0.2).thenApply(x -> addAsync.invoke(x, "!"));
+        assertThat(plain.get(20, TimeUnit.SECONDS)).isEqualTo("d1!");
+        assertThatThrownBy(() -> coroutine.get(20, TimeUnit.SECONDS)).cause().isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("inside Python");
+        assertThat(get(addAsync.call(1, 2))).as("the loop goes on").isEqualTo(3L);
+    }
+
+    @Test
     void eachCallHasAContextOfItsOwn() throws Exception {
         PythonFunction sets = f("sets_context");
         assertThat(get(sets.call("a"))).isEqualTo("unset");
