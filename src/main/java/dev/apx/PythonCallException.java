@@ -6,8 +6,11 @@ package dev.apx;
  * {@code ExecutionException} by {@code get}, in {@code CompletionException} by {@code join}).
  */
 public final class PythonCallException extends RuntimeException {
+    /** The exception's type name. */
     private final String pythonType;
+    /** {@code str(exception)} */
     private final String pythonMessage;
+    /** The traceback text. */
     private final String pythonTraceback;
 
     PythonCallException(String pythonType, String pythonMessage, String pythonTraceback) {
