@@ -71,43 +71,59 @@ public final class PythonApp implements AutoCloseable {
     /**
      * Sends {@code request} to the app; the future completes with the whole response, or
      * exceptionally if the app fails after it started a response (before, it is a 500, as a
-     * server answers). Cancelling the future tells the app the client left ({@code http.disconnect}).
+     * server answers). Giving up on the future tells the app the client left ({@code http.disconnect},
+     * and {@code CancelledError} in a handler that awaits something else): {@code cancel},
+     * {@code orTimeout} expiring and {@code get(timeout)} running out alike (see {@link PythonFuture}).
      *
      * @param request the request, its whole body included
      * @return the response's future; failed at once with IllegalStateException when the app is closed
      */
-    public CompletableFuture<AppResponse> call(AppRequest request) {
-        CompletableFuture<AppResponse> future = new CompletableFuture<>();
+    public PythonFuture<AppResponse> call(AppRequest request) {
+        PythonFuture<AppResponse> future = new PythonFuture<>();
         Exchange exchange;
         try {
             exchange = open(request, new CollectedResponse(future, request.method().equals("HEAD")));
         } catch (RuntimeException e) {
-            return CompletableFuture.failedFuture(e);
+            future.completeExceptionally(e);
+            return future;
         }
+        disconnectOnGivingUp(future, exchange);
+        return future;
+    }
+
+    /**
+     * An exceptional completion the response did not make (cancel, a timeout, the caller's
+     * completeExceptionally) is a client that left; after the app's own failure it changes nothing.
+     */
+    private static void disconnectOnGivingUp(CompletableFuture<?> future, Exchange exchange) {
         future.whenComplete((response, error) -> {
-            if (future.isCancelled()) {
+            if (error != null) {
                 exchange.disconnected();
             }
         });
-        return future;
     }
 
     /**
      * As {@link #call}, but the future completes with the response's head as soon as the app
      * starts it, and the body is read as the app sends it ({@link StreamedResponse#body()}), with
-     * backpressure: for large or endless (server-sent events) bodies.
+     * backpressure: for large or endless (server-sent events) bodies. Giving up on the future
+     * before the head came cancels the app as for {@link #call}; after it, closing the body does.
      *
      * @param request the request, its whole body included
      * @return the future of the response's head and body stream; failed at once with IllegalStateException when the app is closed
      */
-    public CompletableFuture<StreamedResponse> stream(AppRequest request) {
-        CompletableFuture<StreamedResponse> future = new CompletableFuture<>();
+    public PythonFuture<StreamedResponse> stream(AppRequest request) {
+        PythonFuture<StreamedResponse> future = new PythonFuture<>();
         StreamingResponse response = new StreamingResponse(future, request.method().equals("HEAD"));
+        Exchange exchange;
         try {
-            response.exchange(open(request, response));
+            exchange = open(request, response);
         } catch (RuntimeException e) {
-            return CompletableFuture.failedFuture(e);
+            future.completeExceptionally(e);
+            return future;
         }
+        response.exchange(exchange);
+        disconnectOnGivingUp(future, exchange);
         return future;
     }
 

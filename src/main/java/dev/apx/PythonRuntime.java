@@ -27,10 +27,12 @@ import java.nio.file.Path;
 public final class PythonRuntime {
     private final Interpreter interpreter;
     private final PythonInstall install;
+    private final FunctionCalls calls;
 
     PythonRuntime(Interpreter interpreter, PythonInstall install) {
         this.interpreter = interpreter;
         this.install = install;
+        this.calls = new FunctionCalls(interpreter);
     }
 
     /**
@@ -49,6 +51,35 @@ public final class PythonRuntime {
      */
     public Path executable() {
         return install.executable();
+    }
+
+    /**
+     * Finds a Python function to call from Java: imports its module and looks it up, once. The
+     * first function of a runtime also starts the runtime's own event loop, on which calls run
+     * (see {@link PythonFunction}). Blocks the caller (a virtual caller waits for a platform thread
+     * that does it).
+     *
+     * @param spec {@code package.module:function}; the function may be a dotted path
+     *             ({@code module:Class.method}) and any callable
+     * @return the function, to call as often as needed
+     * @throws ApxException the module is not found or its import raised, the name is missing or not callable
+     */
+    public PythonFunction function(String spec) {
+        return function(spec, null);
+    }
+
+    /**
+     * As {@link #function(String)}, with {@code moduleDir} put first on the runtime's
+     * {@code sys.path} (unless it is on it already), as an app's directory is.
+     *
+     * @param spec      {@code package.module:function}
+     * @param moduleDir the directory the module is imported from, or null for the runtime's {@code sys.path} as it is
+     * @return the function, to call as often as needed
+     * @throws ApxException the module is not found or its import raised, the name is missing or not callable
+     */
+    public PythonFunction function(String spec, Path moduleDir) {
+        java.util.Objects.requireNonNull(spec, "spec");
+        return PlatformThreads.call("apx-function " + spec, () -> calls.function(spec, moduleDir));
     }
 
     /**

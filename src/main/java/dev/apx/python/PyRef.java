@@ -115,6 +115,40 @@ public final class PyRef implements AutoCloseable {
         return owned(gil, Conversions.checked(gil, Conversions.call(gil, address(gil), args.toArray(), kwargs)));
     }
 
+    /**
+     * {@code obj(*args, **kwargs)} run in a new, empty {@code contextvars.Context}, its result
+     * converted as {@link #toJava} converts (a new {@code PyRef} for an object with no Java
+     * counterpart). The context and the result's reference are raw: no {@code PyRef} is made for
+     * either unless the result needs one, which keeps a quick call from Java cheap.
+     */
+    public Object callInNewContext(Gil gil, Object[] args, Map<String, ?> kwargs) {
+        long callable = address(gil);
+        long context = Conversions.checked(gil, gil.capi.PyContext_New());
+        long result;
+        PythonException error = null;
+        try {
+            Conversions.checkedStatus(gil, gil.capi.PyContext_Enter(context));
+            try {
+                result = Conversions.call(gil, callable, args, kwargs);
+                if (result == 0) {
+                    error = PythonException.fetch(gil); // before the exit: no C-API call with an error pending
+                }
+            } finally {
+                gil.capi.PyContext_Exit(context);
+            }
+        } finally {
+            gil.capi.Py_DecRef(context);
+        }
+        if (error != null) {
+            throw error;
+        }
+        try {
+            return Conversions.toJava(gil, result);
+        } finally {
+            gil.capi.Py_DecRef(result);
+        }
+    }
+
     /** {@code getattr(obj, method)(*args)} */
     public PyRef callMethod(Gil gil, String method, Object... args) {
         long bound = Conversions.getAttr(gil, address(gil), method); // no PyRef for the bound method: it lives for this call only
