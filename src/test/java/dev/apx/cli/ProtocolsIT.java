@@ -97,6 +97,8 @@ class ProtocolsIT {
                 "--ssl-version", "5", "--ssl-ciphers", "TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256", "--ssl-engine", "jdk", "--http2",
                 "--h2-max-concurrent-streams", "7", "--h2-max-header-list-size", "9000", "--h2-initial-window-size", "70000",
                 "--h2-max-frame-size", "20000", "apxtest.tls_apps:app")) {
+            // the TLS line follows the "running on" line the start waited for: wait for it too, not for a race
+            server.awaitStderr("TLS by ", 10);
             assertThat(server.stderr()).contains("apx running on https://127.0.0.1:" + server.port, "TLS by the JDK's SSLEngine, ALPN h2, http/1.1");
             String url = "https://127.0.0.1:" + server.port + "/scope";
             String ca = certs.caCert.toString();
