@@ -278,8 +278,9 @@ final class EventLoop implements AutoCloseable {
                 return Boolean.FALSE.equals(osThread.inPoll()) ? null : queued;
             });
             if (stalled != null) {
-                stats.stallsDetected.increment();
+                // Logged before it is counted: whoever sees the count can find the line
                 Log.warning("apx: the event loop slept in select with work queued (a missing wake-up); waking it (queued: " + stalled + ")");
+                stats.stallsDetected.increment();
                 readyQueue.wake();
             }
         }
