@@ -16,10 +16,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
- * Giving up on an in-process request reaches the ASGI handler: {@code cancel}, {@code orTimeout}
- * and {@code get(timeout)} on {@link PythonApp#call} and {@link PythonApp#stream} each end in the
- * handler's {@code CancelledError}, which it records where a {@link PythonFunction} of the same
- * runtime reads it.
+ * Giving up on an in-process request reaches the ASGI handler: {@code cancel}, {@code orTimeout},
+ * {@code get(timeout)}, the caller's {@code complete} and {@code completeOnTimeout} on
+ * {@link PythonApp#call} and {@link PythonApp#stream} each end in the handler's
+ * {@code CancelledError}, which it records where a {@link PythonFunction} of the same runtime reads it.
+ * (The responses' constructors are not public: a caller's own value is null, or another call's response.)
  */
 class PythonAppCancellationTest {
     private static PythonApp app;
@@ -65,6 +66,28 @@ class PythonAppCancellationTest {
         assertThat(call.isCancelled()).isTrue();
         assertThatThrownBy(call::join).isInstanceOf(CancellationException.class);
         assertThat(events("get-timeout")).isEqualTo(List.of("get-timeout started", "get-timeout cancelled"));
+    }
+
+    @Test
+    void completeByTheCallerReachesTheHandler() throws Exception {
+        PythonFuture<AppResponse> call = app.call(AppRequest.get("/complete"));
+        waitFor(() -> (List<Object>) recorded.invoke("complete"), l -> !l.isEmpty());
+        assertThat(call.complete(null)).isTrue();
+        assertThat(call.join()).isNull();
+        assertThat(events("complete")).isEqualTo(List.of("complete started", "complete cancelled"));
+    }
+
+    @Test
+    void completeOnTimeoutReachesTheHandler() throws Exception {
+        PythonFuture<AppResponse> call = app.call(AppRequest.get("/complete-on-timeout"));
+        call.completeOnTimeout(null, 300, TimeUnit.MILLISECONDS);
+        assertThat(call.get(20, TimeUnit.SECONDS)).isNull();
+        assertThat(events("complete-on-timeout")).isEqualTo(List.of("complete-on-timeout started", "complete-on-timeout cancelled"));
+
+        PythonFuture<StreamedResponse> stream = app.stream(AppRequest.get("/stream-complete-on-timeout"));
+        stream.completeOnTimeout(null, 300, TimeUnit.MILLISECONDS);
+        assertThat(stream.get(20, TimeUnit.SECONDS)).isNull();
+        assertThat(events("stream-complete-on-timeout")).isEqualTo(List.of("stream-complete-on-timeout started", "stream-complete-on-timeout cancelled"));
     }
 
     @Test

@@ -271,6 +271,28 @@ class PythonFunctionTest {
     }
 
     @Test
+    void completeAndCompleteOnTimeoutByTheCallerReachTheCoroutine() throws Exception {
+        PythonFunction sleeps = f("sleeps");
+        PythonFunction recorded = f("recorded");
+
+        PythonFuture<Object> completed = sleeps.call("v1", 30);
+        waitFor(() -> (List<Object>) uncheckedGet(recorded.call("v1")), l -> l.contains("v1 started"));
+        assertThat(completed.complete("the caller's")).isTrue();
+        assertThat(get(completed)).isEqualTo("the caller's");
+        assertThat(waitFor(() -> (List<Object>) uncheckedGet(recorded.call("v1")), l -> l.size() > 1)).isEqualTo(List.of("v1 started", "v1 cancelled"));
+
+        PythonFuture<Object> fallback = sleeps.call("v2", 30);
+        fallback.completeOnTimeout("fallback", 200, TimeUnit.MILLISECONDS);
+        assertThat(get(fallback)).isEqualTo("fallback");
+        assertThat(waitFor(() -> (List<Object>) uncheckedGet(recorded.call("v2")), l -> l.size() > 1)).isEqualTo(List.of("v2 started", "v2 cancelled"));
+
+        PythonFuture<Object> inTime = sleeps.call("v3", 0.05);
+        inTime.completeOnTimeout("fallback", 20, TimeUnit.SECONDS);
+        assertThat(get(inTime)).as("the call's own result cancels nothing").isEqualTo("v3");
+        assertThat((List<Object>) get(recorded.call("v3"))).isEqualTo(List.of("v3 started", "v3 finished"));
+    }
+
+    @Test
     void aPlainFunctionRunsToItsEndOrNotAtAll() throws Exception {
         PythonFunction blocks = f("blocks");
         PythonFunction recorded = f("recorded");
