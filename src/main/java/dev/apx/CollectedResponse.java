@@ -10,7 +10,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
 
 /**
  * The {@link Response} of an in-process call: what the app sends is kept in memory and completes
@@ -18,7 +17,7 @@ import java.util.concurrent.CompletableFuture;
  * so it is always writable and never pauses.
  */
 final class CollectedResponse implements Response {
-    private final CompletableFuture<AppResponse> future;
+    private final PythonFuture<AppResponse> future;
     private final boolean head;
     private final ByteArrayOutputStream body = new ByteArrayOutputStream();
     private int status;
@@ -26,7 +25,7 @@ final class CollectedResponse implements Response {
     private boolean trailersExpected;
     private boolean ignoreBody;
 
-    CollectedResponse(CompletableFuture<AppResponse> future, boolean head) {
+    CollectedResponse(PythonFuture<AppResponse> future, boolean head) {
         this.future = future;
         this.head = head;
     }
@@ -88,7 +87,7 @@ final class CollectedResponse implements Response {
     }
 
     private void complete(List<Header> trailers) {
-        future.complete(new AppResponse(status, headers, body.toByteArray(), trailers));
+        future.completeWithResult(new AppResponse(status, headers, body.toByteArray(), trailers));
     }
 
     @Override
@@ -104,7 +103,7 @@ final class CollectedResponse implements Response {
     /** As the server's: a plain 500 (the app failed before it started a response; its traceback is logged). */
     @Override
     public void fail() {
-        future.complete(new AppResponse(500, List.of(new Header("content-type", "text/plain; charset=utf-8")),
+        future.completeWithResult(new AppResponse(500, List.of(new Header("content-type", "text/plain; charset=utf-8")),
                 "Internal Server Error".getBytes(StandardCharsets.UTF_8), List.of()));
     }
 

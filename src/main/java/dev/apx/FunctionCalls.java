@@ -108,11 +108,7 @@ final class FunctionCalls {
     }
 
     private void startTask(PythonFuture<Object> future, TaskCall call, Invocation invocation, String label) {
-        future.whenComplete((value, error) -> {
-            if (error != null) {
-                call.cancel(); // cancel(), orTimeout, get(timeout), completeExceptionally: the task gets CancelledError
-            }
-        });
+        future.onGivingUp(call::cancel); // cancel(), orTimeout, get(timeout), the caller's complete(...): the task gets CancelledError
         call.started(bridge.start(invocation, call, label, true));
     }
 
@@ -176,7 +172,7 @@ final class FunctionCalls {
     /** Completes {@code future} with {@code result} (as the python layer converted it) as the API gives it. */
     private void deliver(Gil gil, Object result, PythonFuture<Object> future) {
         Object value = JavaValues.fromPython(gil, result, this);
-        if (!future.complete(value)) {
+        if (!future.completeWithResult(value)) {
             JavaValues.release(value); // cancelled meanwhile: nobody will close its handles
         }
     }

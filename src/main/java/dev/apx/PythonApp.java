@@ -12,7 +12,6 @@ import dev.apx.server.api.WebSocketApp;
 
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
@@ -73,7 +72,8 @@ public final class PythonApp implements AutoCloseable {
      * exceptionally if the app fails after it started a response (before, it is a 500, as a
      * server answers). Giving up on the future tells the app the client left ({@code http.disconnect},
      * and {@code CancelledError} in a handler that awaits something else): {@code cancel},
-     * {@code orTimeout} expiring and {@code get(timeout)} running out alike (see {@link PythonFuture}).
+     * {@code orTimeout} expiring, {@code get(timeout)} running out and the caller's own {@code complete}
+     * alike (see {@link PythonFuture}).
      *
      * @param request the request, its whole body included
      * @return the response's future; failed at once with IllegalStateException when the app is closed
@@ -92,15 +92,11 @@ public final class PythonApp implements AutoCloseable {
     }
 
     /**
-     * An exceptional completion the response did not make (cancel, a timeout, the caller's
+     * A completion the response did not make (cancel, a timeout, the caller's complete or
      * completeExceptionally) is a client that left; after the app's own failure it changes nothing.
      */
-    private static void disconnectOnGivingUp(CompletableFuture<?> future, Exchange exchange) {
-        future.whenComplete((response, error) -> {
-            if (error != null) {
-                exchange.disconnected();
-            }
-        });
+    private static void disconnectOnGivingUp(PythonFuture<?> future, Exchange exchange) {
+        future.onGivingUp(exchange::disconnected);
     }
 
     /**

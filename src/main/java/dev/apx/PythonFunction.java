@@ -44,10 +44,11 @@ import java.util.Objects;
  * Java type fails the call at once with {@link IllegalArgumentException}.
  *
  * <p>A Python exception fails the future with a {@link PythonCallException} (type, message,
- * traceback). Cancelling the future, its {@code orTimeout} expiring or {@code get(timeout)} running
- * out cancels the call (see {@link PythonFuture}): a coroutine's task gets {@code CancelledError}
- * at its next {@code await}; a plain function not yet started never runs, and one already running
- * runs to its end (Python cannot interrupt it), its result given back unread.
+ * traceback). Cancelling the future, its {@code orTimeout} expiring, {@code get(timeout)} running
+ * out or the caller completing it cancels the call (see {@link PythonFuture}): a coroutine's task
+ * gets {@code CancelledError} at its next {@code await}; a plain function not yet started never
+ * runs, and one already running runs to its end (Python cannot interrupt it), its result given
+ * back unread.
  */
 public final class PythonFunction {
     private final FunctionCalls calls;

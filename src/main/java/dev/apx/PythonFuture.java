@@ -8,9 +8,11 @@ import java.util.concurrent.TimeoutException;
 /**
  * The future of a call into Python ({@link PythonFunction#call}, {@link PythonApp#call},
  * {@link PythonApp#stream}): a {@link CompletableFuture} whose every way of giving up reaches the
- * Python side. {@link #cancel}, {@link #orTimeout} expiring, {@link #completeExceptionally} by the
- * caller, and, unlike a plain {@code CompletableFuture}, {@link #get(long, TimeUnit)} expiring: each
- * cancels the Python task, which sees {@code asyncio.CancelledError} at its next {@code await}.
+ * Python side. {@link #cancel}, {@link #orTimeout} expiring, the caller's {@link #complete} and
+ * {@link #completeExceptionally}, {@link #completeOnTimeout} firing, and, unlike a plain
+ * {@code CompletableFuture}, {@link #get(long, TimeUnit)} expiring: each cancels the Python task
+ * while it runs, which sees {@code asyncio.CancelledError} at its next {@code await}. A value the
+ * caller completes the future with replaces the call's result, which is dropped.
  *
  * <p>{@code get(timeout)} cancels the call when it times out: the caller that stops waiting is
  * taken to stop wanting the result. To wait for a while and keep the call running, wait on a
@@ -21,7 +23,32 @@ import java.util.concurrent.TimeoutException;
  * @param <T> the result's type
  */
 public final class PythonFuture<T> extends CompletableFuture<T> {
+    /**
+     * Set before apx completes the future with the call's own result, so that this completion is
+     * not taken for a caller giving up; a caller's {@code complete(value)} leaves it unset.
+     */
+    private volatile boolean resultArrived;
+
     PythonFuture() {
+    }
+
+    /** Completes the future with the call's own result, which cancels nothing. */
+    boolean completeWithResult(T value) {
+        resultArrived = true;
+        return super.complete(value);
+    }
+
+    /**
+     * Runs {@code cancelCall} once the future completes with anything but the call's own result:
+     * the caller gave up (exceptionally, or with a value of its own). After the call's own failure
+     * it runs too, and must then change nothing.
+     */
+    void onGivingUp(Runnable cancelCall) {
+        whenComplete((value, error) -> {
+            if (error != null || !resultArrived) {
+                cancelCall.run();
+            }
+        });
     }
 
     /**

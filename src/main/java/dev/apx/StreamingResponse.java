@@ -14,7 +14,6 @@ import java.nio.file.Path;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
 
 /**
  * The {@link Response} of {@link PythonApp#stream}: the head completes the future, body chunks
@@ -23,7 +22,7 @@ import java.util.concurrent.CompletableFuture;
  */
 final class StreamingResponse implements Response {
     static final int HIGH_WATER = 256 * 1024;
-    private final CompletableFuture<StreamedResponse> head;
+    private final PythonFuture<StreamedResponse> head;
     private final boolean ignoreMethodBody;
     private final ArrayDeque<byte[]> chunks = new ArrayDeque<>();
     private long queued;
@@ -34,7 +33,7 @@ final class StreamingResponse implements Response {
     private boolean ignoreBody;
     private volatile Exchange exchange;
 
-    StreamingResponse(CompletableFuture<StreamedResponse> head, boolean headRequest) {
+    StreamingResponse(PythonFuture<StreamedResponse> head, boolean headRequest) {
         this.head = head;
         this.ignoreMethodBody = headRequest;
     }
@@ -58,7 +57,7 @@ final class StreamingResponse implements Response {
             list.add(new Header(header[0], header[1]));
         }
         ignoreBody = ignoreMethodBody || status < 200 || status == 204 || status == 304;
-        head.complete(new StreamedResponse(status, list, new Body()));
+        head.completeWithResult(new StreamedResponse(status, list, new Body()));
     }
 
     @Override
@@ -119,7 +118,7 @@ final class StreamingResponse implements Response {
 
     @Override
     public void fail() {
-        head.complete(new StreamedResponse(500, List.of(new Header("content-type", "text/plain; charset=utf-8")),
+        head.completeWithResult(new StreamedResponse(500, List.of(new Header("content-type", "text/plain; charset=utf-8")),
                 new java.io.ByteArrayInputStream("Internal Server Error".getBytes(StandardCharsets.UTF_8))));
     }
 

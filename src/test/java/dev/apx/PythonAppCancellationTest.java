@@ -16,10 +16,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
- * Giving up on an in-process request reaches the ASGI handler: {@code cancel}, {@code orTimeout}
- * and {@code get(timeout)} on {@link PythonApp#call} and {@link PythonApp#stream} each end in the
- * handler's {@code CancelledError}, which it records where a {@link PythonFunction} of the same
- * runtime reads it.
+ * Giving up on an in-process request reaches the ASGI handler: {@code cancel}, {@code orTimeout},
+ * {@code get(timeout)}, the caller's {@code complete} and {@code completeOnTimeout} on
+ * {@link PythonApp#call} and {@link PythonApp#stream} each end in the handler's
+ * {@code CancelledError}, which it records where a {@link PythonFunction} of the same runtime reads it.
+ * (The responses' constructors are not public: a caller's own value is null, or another call's response.)
  */
 class PythonAppCancellationTest {
     private static PythonApp app;
@@ -37,17 +38,24 @@ class PythonAppCancellationTest {
         app.close();
     }
 
-    private static List<Object> events(String label) throws InterruptedException {
+    /** Waits (up to 20 s) until the handler of {@code /label} has recorded its start. */
+    private static void awaitStart(String label) throws InterruptedException {
         waitFor(() -> (List<Object>) recorded.invoke(label), l -> !l.isEmpty());
-        return waitFor(() -> (List<Object>) recorded.invoke(label), l -> l.size() > 1);
+    }
+
+    /** Asserts that the handler of {@code /label} started and then saw its CancelledError (waited for up to 20 s). */
+    private static void assertCancelled(String label) throws InterruptedException {
+        awaitStart(label);
+        assertThat(waitFor(() -> (List<Object>) recorded.invoke(label), l -> l.size() > 1))
+                .isEqualTo(List.of(label + " started", label + " cancelled"));
     }
 
     @Test
     void cancelReachesTheHandler() throws Exception {
         PythonFuture<AppResponse> call = app.call(AppRequest.get("/cancel"));
-        waitFor(() -> (List<Object>) recorded.invoke("cancel"), l -> !l.isEmpty());
+        awaitStart("cancel");
         call.cancel(true);
-        assertThat(events("cancel")).isEqualTo(List.of("cancel started", "cancel cancelled"));
+        assertCancelled("cancel");
     }
 
     @Test
@@ -55,7 +63,7 @@ class PythonAppCancellationTest {
         PythonFuture<AppResponse> call = app.call(AppRequest.get("/or-timeout"));
         call.orTimeout(300, TimeUnit.MILLISECONDS);
         assertThatThrownBy(call::join).hasCauseInstanceOf(TimeoutException.class);
-        assertThat(events("or-timeout")).isEqualTo(List.of("or-timeout started", "or-timeout cancelled"));
+        assertCancelled("or-timeout");
     }
 
     @Test
@@ -64,19 +72,41 @@ class PythonAppCancellationTest {
         assertThatThrownBy(() -> call.get(300, TimeUnit.MILLISECONDS)).isInstanceOf(TimeoutException.class);
         assertThat(call.isCancelled()).isTrue();
         assertThatThrownBy(call::join).isInstanceOf(CancellationException.class);
-        assertThat(events("get-timeout")).isEqualTo(List.of("get-timeout started", "get-timeout cancelled"));
+        assertCancelled("get-timeout");
+    }
+
+    @Test
+    void completeByTheCallerReachesTheHandler() throws Exception {
+        PythonFuture<AppResponse> call = app.call(AppRequest.get("/complete"));
+        awaitStart("complete");
+        assertThat(call.complete(null)).isTrue();
+        assertThat(call.join()).isNull();
+        assertCancelled("complete");
+    }
+
+    @Test
+    void completeOnTimeoutReachesTheHandler() throws Exception {
+        PythonFuture<AppResponse> call = app.call(AppRequest.get("/complete-on-timeout"));
+        call.completeOnTimeout(null, 300, TimeUnit.MILLISECONDS);
+        assertThat(call.get(20, TimeUnit.SECONDS)).isNull();
+        assertCancelled("complete-on-timeout");
+
+        PythonFuture<StreamedResponse> stream = app.stream(AppRequest.get("/stream-complete-on-timeout"));
+        stream.completeOnTimeout(null, 300, TimeUnit.MILLISECONDS);
+        assertThat(stream.get(20, TimeUnit.SECONDS)).isNull();
+        assertCancelled("stream-complete-on-timeout");
     }
 
     @Test
     void aStreamGivenUpOnBeforeItsHeadReachesTheHandler() throws Exception {
         PythonFuture<StreamedResponse> stream = app.stream(AppRequest.get("/stream-timeout"));
         assertThatThrownBy(() -> stream.get(300, TimeUnit.MILLISECONDS)).isInstanceOf(TimeoutException.class);
-        assertThat(events("stream-timeout")).isEqualTo(List.of("stream-timeout started", "stream-timeout cancelled"));
+        assertCancelled("stream-timeout");
 
         PythonFuture<StreamedResponse> cancelled = app.stream(AppRequest.get("/stream-cancel"));
-        waitFor(() -> (List<Object>) recorded.invoke("stream-cancel"), l -> !l.isEmpty());
+        awaitStart("stream-cancel");
         cancelled.cancel(true);
-        assertThat(events("stream-cancel")).isEqualTo(List.of("stream-cancel started", "stream-cancel cancelled"));
+        assertCancelled("stream-cancel");
     }
 
     @Test

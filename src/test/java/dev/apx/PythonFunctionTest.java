@@ -248,26 +248,58 @@ class PythonFunctionTest {
     @Test
     void cancelOrTimeoutAndGetTimeoutReachTheCoroutine() throws Exception {
         PythonFunction sleeps = f("sleeps");
-        PythonFunction recorded = f("recorded");
 
         PythonFuture<Object> cancelled = sleeps.call("c1", 30);
-        waitFor(() -> (List<Object>) uncheckedGet(recorded.call("c1")), l -> l.contains("c1 started"));
+        awaitStart("c1");
         assertThat(cancelled.cancel(true)).isTrue();
-        assertThat(waitFor(() -> (List<Object>) uncheckedGet(recorded.call("c1")), l -> l.size() > 1)).isEqualTo(List.of("c1 started", "c1 cancelled"));
+        assertThat(recordedOutcome("c1")).isEqualTo(List.of("c1 started", "c1 cancelled"));
 
         PythonFuture<Object> timed = sleeps.call("c2", 30);
         timed.orTimeout(200, TimeUnit.MILLISECONDS);
         assertThatThrownBy(timed::join).hasCauseInstanceOf(TimeoutException.class);
-        assertThat(waitFor(() -> (List<Object>) uncheckedGet(recorded.call("c2")), l -> l.size() > 1)).isEqualTo(List.of("c2 started", "c2 cancelled"));
+        assertThat(recordedOutcome("c2")).isEqualTo(List.of("c2 started", "c2 cancelled"));
 
         PythonFuture<Object> waited = sleeps.call("c3", 30);
         assertThatThrownBy(() -> waited.get(200, TimeUnit.MILLISECONDS)).isInstanceOf(TimeoutException.class);
         assertThat(waited.isCancelled()).isTrue();
-        assertThat(waitFor(() -> (List<Object>) uncheckedGet(recorded.call("c3")), l -> l.size() > 1)).isEqualTo(List.of("c3 started", "c3 cancelled"));
+        assertThat(recordedOutcome("c3")).isEqualTo(List.of("c3 started", "c3 cancelled"));
 
         PythonFuture<Object> kept = sleeps.call("c4", 0.3);
         assertThatThrownBy(() -> kept.thenApply(x -> x).get(50, TimeUnit.MILLISECONDS)).isInstanceOf(TimeoutException.class);
         assertThat(get(kept)).as("a dependent future's timeout leaves the call running").isEqualTo("c4");
+    }
+
+    @Test
+    void completeAndCompleteOnTimeoutByTheCallerReachTheCoroutine() throws Exception {
+        PythonFunction sleeps = f("sleeps");
+
+        PythonFuture<Object> completed = sleeps.call("v1", 30);
+        awaitStart("v1");
+        assertThat(completed.complete("the caller's")).isTrue();
+        assertThat(get(completed)).isEqualTo("the caller's");
+        assertThat(recordedOutcome("v1")).isEqualTo(List.of("v1 started", "v1 cancelled"));
+
+        PythonFuture<Object> fallback = sleeps.call("v2", 30);
+        fallback.completeOnTimeout("fallback", 200, TimeUnit.MILLISECONDS);
+        assertThat(get(fallback)).isEqualTo("fallback");
+        assertThat(recordedOutcome("v2")).isEqualTo(List.of("v2 started", "v2 cancelled"));
+
+        PythonFuture<Object> inTime = sleeps.call("v3", 0.05);
+        inTime.completeOnTimeout("fallback", 20, TimeUnit.SECONDS);
+        assertThat(get(inTime)).as("the call's own result cancels nothing").isEqualTo("v3");
+        assertThat((List<Object>) get(f("recorded").call("v3"))).isEqualTo(List.of("v3 started", "v3 finished"));
+    }
+
+    /** Waits (up to 20 s) until {@code sleeps(label, ...)} has recorded its start. */
+    private static void awaitStart(String label) throws InterruptedException {
+        PythonFunction recorded = f("recorded");
+        waitFor(() -> (List<Object>) uncheckedGet(recorded.call(label)), l -> l.contains(label + " started"));
+    }
+
+    /** What {@code sleeps(label, ...)} recorded once it recorded how it ended (or after 20 s). */
+    private static List<Object> recordedOutcome(String label) throws InterruptedException {
+        PythonFunction recorded = f("recorded");
+        return waitFor(() -> (List<Object>) uncheckedGet(recorded.call(label)), l -> l.size() > 1);
     }
 
     @Test

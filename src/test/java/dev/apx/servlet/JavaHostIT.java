@@ -1,10 +1,10 @@
 package dev.apx.servlet;
 
+import dev.apx.ChildProcesses;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
-import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -12,13 +12,16 @@ import java.nio.file.Path;
 import java.security.MessageDigest;
 import java.util.HexFormat;
 import java.util.List;
-import java.util.Map;
 import java.util.Random;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
+import static dev.apx.ChildProcesses.PYTHON;
+import static dev.apx.ChildProcesses.awaitLine;
+import static dev.apx.ChildProcesses.installApx;
+import static dev.apx.ChildProcesses.java;
+import static dev.apx.ChildProcesses.run;
+import static dev.apx.ChildProcesses.watch;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
@@ -28,16 +31,14 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class JavaHostIT {
     private static final Path EXAMPLE = Path.of("examples/java-host").toAbsolutePath();
-    private static final Path PYTHON = Path.of(System.getProperty("apx.python311", ".venv/py3.11/bin/python")).toAbsolutePath();
+    private static final Path HERE = Path.of(".");
 
     @BeforeAll
     static void installApxAndBuildTheExample() throws Exception {
-        // The jar this build made, into ~/.m2 as `mvn install` puts it; the example then finds dev.apx:apx
-        // there (it is on no remote repository) and its other dependencies (Jetty, Tomcat) and plugins
-        // where any user's build does: Maven Central on first use. Offline (-o), a fresh ~/.m2 failed
-        // both steps ("has not been downloaded from it before").
-        run(Path.of("."), 300, "mvn", "-B", "-ntp", "-q", "install:install-file",
-                "-Dfile=target/apx-0.1.0-SNAPSHOT.jar", "-DpomFile=pom.xml");
+        // the example's other dependencies (Jetty, Tomcat) and plugins come from where any user's build
+        // gets them: Maven Central on first use. Offline (-o), a fresh ~/.m2 failed both steps ("has not
+        // been downloaded from it before").
+        installApx();
         run(EXAMPLE, 300, "mvn", "-B", "-ntp", "-q", "package");
     }
 
@@ -45,51 +46,49 @@ class JavaHostIT {
     @ValueSource(strings = {"jetty", "tomcat"})
     void servesFastApiBesideAJavaEndpoint(String container) throws Exception {
         Path log = Files.createTempFile("java-host-" + container, ".log");
-        ProcessBuilder builder = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+        ProcessBuilder builder = new ProcessBuilder(java(),
                 "--enable-native-access=ALL-UNNAMED", "-cp", "target/classes:target/lib/*", "dev.apx.examples.JavaHost",
                 container, "0", PYTHON.toString(), "python")
                 .directory(EXAMPLE.toFile()).redirectErrorStream(true);
         builder.environment().put("JAVA_HOST_LOG", log.toString());
         Process host = builder.start();
-        StringBuilder output = new StringBuilder();
-        CompletableFuture<Integer> port = new CompletableFuture<>();
-        Thread.ofPlatform().daemon().start(() -> readOutput(host, output, port));
+        ChildProcesses.Output output = watch(host, Pattern.compile("java-host: \\w+ listening on (\\d+)"));
         try {
-            String base = "http://127.0.0.1:" + port.get(60, TimeUnit.SECONDS);
+            String base = "http://127.0.0.1:" + output.port(0).get(60, TimeUnit.SECONDS);
 
-            assertThat(run(".", "curl", "-sS", base + "/java/hello")).isEqualTo("hello from java");
-            String echo = run(".", "curl", "-sS", "-H", "X-Trace: abc", base + "/py/echo/a%20b/c?x=1&y=two");
+            assertThat(runHere("curl", "-sS", base + "/java/hello")).isEqualTo("hello from java");
+            String echo = runHere("curl", "-sS", "-H", "X-Trace: abc", base + "/py/echo/a%20b/c?x=1&y=two");
             assertThat(echo).contains("\"path\":\"/py/echo/a b/c\"", "\"root_path\":\"/py\"", "\"rest\":\"a b/c\"",
                     "\"query\":{\"x\":\"1\",\"y\":\"two\"}", "\"headers\":{\"x-trace\":\"abc\"}", "\"client\":\"127.0.0.1\"");
-            assertThat(run(".", "curl", "-sS", base + "/py/items/5?q=a")).isEqualTo("{\"item_id\":5,\"q\":\"a\"}");
-            assertThat(run(".", "curl", "-sS", "-H", "content-type: application/json", "-d", "{\"name\":\"pen\",\"price\":2.5}",
+            assertThat(runHere("curl", "-sS", base + "/py/items/5?q=a")).isEqualTo("{\"item_id\":5,\"q\":\"a\"}");
+            assertThat(runHere("curl", "-sS", "-H", "content-type: application/json", "-d", "{\"name\":\"pen\",\"price\":2.5}",
                     base + "/py/items")).isEqualTo("{\"name\":\"pen\",\"price_with_tax\":3.0,\"tags\":[]}");
 
             byte[] upload = new byte[10 * 1024 * 1024];
             new Random(27).nextBytes(upload);
             Path file = Files.write(Files.createTempFile("java-host-upload", ".bin"), upload);
             String digest = HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(upload));
-            assertThat(run(".", "curl", "-sS", "--data-binary", "@" + file, base + "/py/upload"))
+            assertThat(runHere("curl", "-sS", "--data-binary", "@" + file, base + "/py/upload"))
                     .isEqualTo("{\"length\":" + upload.length + ",\"sha256\":\"" + digest + "\"}");
             Files.delete(file);
 
             // a streamed response and 200 concurrent requests, with httpx
-            String httpx = run(".", PYTHON.toString(), "-c", HTTPX, base);
+            String httpx = runHere(PYTHON.toString(), "-c", HTTPX, base);
             assertThat(httpx).isEqualTo("streamed 200 chunked\nconcurrent 200 of 200");
 
             // a WebSocket through the container's Jakarta WebSocket server, with the websockets client
-            String ws = run(".", PYTHON.toString(), "-c", WEBSOCKETS, base.replace("http://", "ws://") + "/py/ws");
+            String ws = runHere(PYTHON.toString(), "-c", WEBSOCKETS, base.replace("http://", "ws://") + "/py/ws");
             assertThat(ws).isEqualTo("echo: hi at /py\n0201\nclosed 4000 bye");
 
             // a client that leaves mid-stream: the app's generator is stopped
-            run(".", List.of(0, 28), "curl", "-sS", "-o", "/dev/null", "--max-time", "1", base + "/py/ticks?n=100000&delay=0.01");
+            run(HERE, 120, List.of(0, 28), "curl", "-sS", "-o", "/dev/null", "--max-time", "1", base + "/py/ticks?n=100000&delay=0.01");
             awaitLine(log, "ticks stopped early");
 
             try (OutputStream stdin = host.getOutputStream()) {
                 stdin.write("stop\n".getBytes(StandardCharsets.US_ASCII));
             }
             assertThat(host.waitFor(60, TimeUnit.SECONDS)).as("the host stops").isTrue();
-            assertThat(host.exitValue()).as(output.toString()).isZero();
+            assertThat(host.exitValue()).as(output.text()).isZero();
             List<String> events = Files.readAllLines(log);
             assertThat(events).containsExactly("lifespan startup", "ticks stopped early", "container stopped", "lifespan shutdown", "app closed");
         } finally {
@@ -128,63 +127,8 @@ class JavaHostIT {
             asyncio.run(main(sys.argv[1]))
             """;
 
-    private static void readOutput(Process host, StringBuilder output, CompletableFuture<Integer> port) {
-        Pattern listening = Pattern.compile("java-host: \\w+ listening on (\\d+)");
-        try (var reader = host.inputReader()) {
-            for (String line; (line = reader.readLine()) != null; ) {
-                synchronized (output) {
-                    output.append(line).append('\n');
-                }
-                Matcher m = listening.matcher(line);
-                if (m.find()) {
-                    port.complete(Integer.parseInt(m.group(1)));
-                }
-            }
-        } catch (IOException e) {
-            port.completeExceptionally(e);
-        }
-        port.completeExceptionally(new IllegalStateException("the host exited before it listened:\n" + output));
+    /** Runs {@code command} in the project's directory; at most 120 s, exit code 0. */
+    private static String runHere(String... command) throws Exception {
+        return ChildProcesses.run(HERE, 120, command);
     }
-
-    private static void awaitLine(Path log, String line) throws Exception {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-        while (!Files.readAllLines(log).contains(line) && System.nanoTime() < deadline) {
-            Thread.sleep(50);
-        }
-        assertThat(Files.readAllLines(log)).contains(line);
-    }
-
-    private static String run(String dir, String... command) throws Exception {
-        return run(Path.of(dir), 120, command);
-    }
-
-    private static String run(String dir, List<Integer> exitCodes, String... command) throws Exception {
-        return run(Path.of(dir), 120, exitCodes, command);
-    }
-
-    private static String run(Path dir, int seconds, String... command) throws Exception {
-        return run(dir, seconds, List.of(0), command);
-    }
-
-    private static String run(Path dir, int seconds, List<Integer> exitCodes, String... command) throws Exception {
-        ProcessBuilder builder = new ProcessBuilder(command).directory(dir.toFile()).redirectErrorStream(true);
-        Map<String, String> env = builder.environment();
-        env.put("JAVA_HOME", System.getProperty("java.home")); // the child Maven builds with this JDK
-        Process process = builder.start();
-        CompletableFuture<String> out = CompletableFuture.supplyAsync(() -> {
-            try {
-                return new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-            } catch (IOException e) {
-                return e.toString();
-            }
-        });
-        if (!process.waitFor(seconds, TimeUnit.SECONDS)) {
-            process.destroyForcibly();
-            throw new AssertionError(String.join(" ", command) + " took over " + seconds + " s");
-        }
-        String text = out.get(10, TimeUnit.SECONDS).strip();
-        assertThat(exitCodes).as(String.join(" ", command) + "\n" + text).contains(process.exitValue());
-        return text;
-    }
-
 }

@@ -5,6 +5,7 @@ import dev.apx.AppOptions;
 import dev.apx.PythonApp;
 import dev.apx.PythonRuntime;
 import dev.apx.python.TestPython;
+import dev.apx.server.websocket.WebSocketRecorder;
 import org.eclipse.jetty.ee10.servlet.ServletContextHandler;
 import org.eclipse.jetty.ee10.servlet.ServletHolder;
 import org.eclipse.jetty.ee10.websocket.jakarta.server.config.JakartaWebSocketServletContainerInitializer;
@@ -27,9 +28,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Arrays;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionStage;
-import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -78,56 +76,7 @@ class ServletWebSocketTest {
         mounted.close();
     }
 
-    /** What a client's listener saw: messages in order, then the close. */
-    private static final class Recorder implements WebSocket.Listener {
-        final LinkedBlockingQueue<Object> messages = new LinkedBlockingQueue<>();
-        final CompletableFuture<String> closed = new CompletableFuture<>();
-        private final StringBuilder text = new StringBuilder();
-        private final ByteArrayOutputStream binary = new ByteArrayOutputStream();
-
-        @Override
-        public CompletionStage<?> onText(WebSocket socket, CharSequence data, boolean last) {
-            text.append(data);
-            if (last) {
-                messages.add(text.toString());
-                text.setLength(0);
-            }
-            socket.request(1);
-            return null;
-        }
-
-        @Override
-        public CompletionStage<?> onBinary(WebSocket socket, ByteBuffer data, boolean last) {
-            byte[] bytes = new byte[data.remaining()];
-            data.get(bytes);
-            binary.writeBytes(bytes);
-            if (last) {
-                messages.add(binary.toByteArray());
-                binary.reset();
-            }
-            socket.request(1);
-            return null;
-        }
-
-        @Override
-        public CompletionStage<?> onClose(WebSocket socket, int code, String reason) {
-            closed.complete(code + " " + reason);
-            return null;
-        }
-
-        @Override
-        public void onError(WebSocket socket, Throwable error) {
-            closed.complete("error " + error);
-        }
-
-        Object next() throws InterruptedException {
-            Object message = messages.poll(20, TimeUnit.SECONDS);
-            assertThat(message).as("a message within 20 s").isNotNull();
-            return message;
-        }
-    }
-
-    private static WebSocket connect(String path, Recorder recorder, String... subprotocols) throws Exception {
+    private static WebSocket connect(String path, WebSocketRecorder recorder, String... subprotocols) throws Exception {
         WebSocket.Builder builder = client.newWebSocketBuilder().connectTimeout(Duration.ofSeconds(20));
         if (subprotocols.length > 0) {
             builder.subprotocols(subprotocols[0], Arrays.copyOfRange(subprotocols, 1, subprotocols.length));
@@ -152,7 +101,7 @@ class ServletWebSocketTest {
 
     @Test
     void echoesTextAndBinaryAndSeesTheClientsCloseCode() throws Exception {
-        Recorder recorder = new Recorder();
+        WebSocketRecorder recorder = new WebSocketRecorder();
         WebSocket socket = connect("/echo?client-close", recorder, "other", "chat");
         assertThat(socket.getSubprotocol()).as("the app picked 'chat'").isEqualTo("chat");
         socket.sendText("héllo", true).get(20, TimeUnit.SECONDS);
@@ -177,7 +126,7 @@ class ServletWebSocketTest {
     @Test
     void aSlowReaderGetsEveryMessageWholeAndInOrder() throws Exception {
         // the app reads nothing for 0.3 s: its queue fills (32 messages), the container's thread waits, nothing is lost
-        Recorder recorder = new Recorder();
+        WebSocketRecorder recorder = new WebSocketRecorder();
         WebSocket socket = connect("/slow-reader?slow", recorder);
         for (int i = 0; i < 200; i++) {
             byte[] data = new byte[16 * 1024];
@@ -190,7 +139,7 @@ class ServletWebSocketTest {
 
     @Test
     void theAppClosesWithItsCode() throws Exception {
-        Recorder recorder = new Recorder();
+        WebSocketRecorder recorder = new WebSocketRecorder();
         WebSocket socket = connect("/close-code?app-close", recorder);
         socket.sendText("go", true);
         assertThat(recorder.closed.get(20, TimeUnit.SECONDS)).isEqualTo("4001 bye");
@@ -199,7 +148,7 @@ class ServletWebSocketTest {
 
     @Test
     void theScopeIsTheWebsocketScopeBelowTheMountPoint() throws Exception {
-        Recorder recorder = new Recorder();
+        WebSocketRecorder recorder = new WebSocketRecorder();
         connect("/scope?a=1", recorder);
         String scope = (String) recorder.next();
         assertThat(scope).contains("\"type\": \"websocket\"", "\"scheme\": \"ws\"", "\"path\": \"/ctx/ws/scope\"",
@@ -232,7 +181,7 @@ class ServletWebSocketTest {
     @Test
     void anAppThatFailsBeforeAcceptingIsA500AndAfterIt1011() throws Exception {
         assertThat(rawHandshake("/ctx/ws/raise-before-accept", "", false)).startsWith("HTTP/1.1 500 ");
-        Recorder recorder = new Recorder();
+        WebSocketRecorder recorder = new WebSocketRecorder();
         connect("/raise-after-accept", recorder);
         assertThat(recorder.closed.get(20, TimeUnit.SECONDS)).startsWith("1011");
     }

@@ -1,5 +1,6 @@
 package dev.apx.spring;
 
+import dev.apx.ChildProcesses;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
@@ -8,7 +9,6 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -17,10 +17,15 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.jar.JarEntry;
 import java.util.jar.JarFile;
-import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
+import static dev.apx.ChildProcesses.PYTHON;
+import static dev.apx.ChildProcesses.awaitLine;
+import static dev.apx.ChildProcesses.installApx;
+import static dev.apx.ChildProcesses.java;
+import static dev.apx.ChildProcesses.run;
+import static dev.apx.ChildProcesses.watch;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
@@ -34,16 +39,15 @@ class SpringBootExampleIT {
     private static final Path STARTER = ROOT.resolve("spring-boot/starter");
     private static final Path EXAMPLE = ROOT.resolve("examples/spring-boot");
     private static final Path JAR = EXAMPLE.resolve("target/spring-boot-example.jar");
-    private static final Path PYTHON = Path.of(System.getProperty("apx.python311", ".venv/py3.11/bin/python")).toAbsolutePath();
     private static final String FORM = "application/x-www-form-urlencoded";
 
     @BeforeAll
     static void buildTheExample() throws Exception {
-        // as JavaHostIT: this build's jar into ~/.m2 as `mvn install` puts it, then the starter and the
-        // example with Maven, their other dependencies (Spring Boot) from Maven Central on first use
-        run(ROOT, "mvn", "-B", "-ntp", "-q", "install:install-file", "-Dfile=target/apx-0.1.0-SNAPSHOT.jar", "-DpomFile=pom.xml");
-        run(STARTER, "mvn", "-B", "-ntp", "-q", "clean", "install");
-        run(EXAMPLE, "mvn", "-B", "-ntp", "-q", "clean", "package"); // clean: an up-to-date jar is not repackaged with a newer starter
+        // as JavaHostIT: this build's jar into ~/.m2, then the starter and the example with Maven, their
+        // other dependencies (Spring Boot) from Maven Central on first use
+        installApx();
+        run(STARTER, 300, "mvn", "-B", "-ntp", "-q", "clean", "install");
+        run(EXAMPLE, 300, "mvn", "-B", "-ntp", "-q", "clean", "package"); // clean: an up-to-date jar is not repackaged with a newer starter
     }
 
     @Test
@@ -81,45 +85,21 @@ class SpringBootExampleIT {
         if (prometheus) {
             assertThat(jars).as("the versions docs/spring-boot.md names").contains("prometheus-metrics-core-1.7.0.jar");
         }
-        List<String> command = new java.util.ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+        List<String> command = new java.util.ArrayList<>(List.of(java(),
                 "--enable-native-access=ALL-UNNAMED", "-cp", lib + "/*", "dev.apx.cli.Main", "--python", PYTHON.toString(),
                 "--app-dir", EXAMPLE.resolve("python").toString(), "--port", "0", "boot_app:app"));
         if (prometheus) {
             command.addAll(List.of("--metrics", "--metrics-port", "0"));
         }
         Process apx = new ProcessBuilder(command).redirectErrorStream(true).start();
-        StringBuilder output = new StringBuilder();
-        CompletableFuture<Integer> port = new CompletableFuture<>();
-        CompletableFuture<Integer> metricsPort = new CompletableFuture<>();
-        Thread.ofPlatform().daemon().start(() -> {
-            Pattern serving = Pattern.compile("running on http://127\\.0\\.0\\.1:(\\d+)");
-            Pattern metrics = Pattern.compile("[Mm]etrics .*http://127\\.0\\.0\\.1:(\\d+)");
-            try (var reader = apx.inputReader()) {
-                for (String line; (line = reader.readLine()) != null; ) {
-                    synchronized (output) {
-                        output.append(line).append('\n');
-                    }
-                    Matcher m = serving.matcher(line);
-                    if (m.find()) {
-                        port.complete(Integer.parseInt(m.group(1)));
-                    }
-                    m = metrics.matcher(line);
-                    if (m.find()) {
-                        metricsPort.complete(Integer.parseInt(m.group(1)));
-                    }
-                }
-            } catch (IOException e) {
-                port.completeExceptionally(e);
-            }
-            port.completeExceptionally(new IllegalStateException("apx exited:\n" + output));
-            metricsPort.completeExceptionally(new IllegalStateException("apx exited:\n" + output));
-        });
+        ChildProcesses.Output output = watch(apx, Pattern.compile("running on http://127\\.0\\.0\\.1:(\\d+)"),
+                Pattern.compile("[Mm]etrics .*http://127\\.0\\.0\\.1:(\\d+)"));
         try (HttpClient client = HttpClient.newHttpClient()) {
-            String base = "http://127.0.0.1:" + port.get(60, TimeUnit.SECONDS);
+            String base = "http://127.0.0.1:" + output.port(0).get(60, TimeUnit.SECONDS);
             assertThat(get(client, base + "/items/5?q=a")).isEqualTo("200 {\"item_id\":5,\"q\":\"a\"}");
             assertThat(send(client, "PUT", base + "/form", FORM, "name=pen")).contains("\"body\":\"name=pen\"");
             if (prometheus) {
-                String metrics = get(client, "http://127.0.0.1:" + metricsPort.get(10, TimeUnit.SECONDS) + "/metrics");
+                String metrics = get(client, "http://127.0.0.1:" + output.port(1).get(10, TimeUnit.SECONDS) + "/metrics");
                 assertThat(metrics).startsWith("200 ").contains("apx_http_connections_total", "jvm_threads_current");
             }
         } finally {
@@ -133,18 +113,16 @@ class SpringBootExampleIT {
     void servesFastApiAndTheControllerThenShutsDownInSpringsOrder() throws Exception {
         Path events = Files.createTempFile("spring-boot-example", ".log");
         Path cache = Files.createTempDirectory("spring-boot-example-cache");
-        ProcessBuilder builder = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+        ProcessBuilder builder = new ProcessBuilder(java(),
                 "-jar", JAR.toString(), "--server.port=0", "--spring.mvc.hiddenmethod.filter.enabled=true")
                 .directory(EXAMPLE.toFile()).redirectErrorStream(true);
         builder.environment().put("APX_PYTHON", PYTHON.toString());
         builder.environment().put("APX_BOOT_LOG", events.toString());
         builder.environment().put("XDG_CACHE_HOME", cache.toString()); // where apx copies its Python helpers
         Process boot = builder.start();
-        StringBuilder output = new StringBuilder();
-        CompletableFuture<Integer> port = new CompletableFuture<>();
-        Thread.ofPlatform().daemon().start(() -> readOutput(boot, output, port));
+        ChildProcesses.Output output = watch(boot, Pattern.compile("Tomcat started on port (\\d+)"));
         try (HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build()) {
-            String base = "http://127.0.0.1:" + port.get(120, TimeUnit.SECONDS);
+            String base = "http://127.0.0.1:" + output.port(0).get(120, TimeUnit.SECONDS);
 
             assertThat(get(client, base + "/py/items/5?q=a")).isEqualTo("200 {\"item_id\":5,\"q\":\"a\"}");
             assertThat(send(client, "POST", base + "/py/items", "application/json", "{\"name\":\"pen\",\"price\":2.5}"))
@@ -170,9 +148,7 @@ class SpringBootExampleIT {
             try (Stream<Path> copies = Files.list(cache.resolve("apx"))) {
                 assertThat(copies.map(dir -> dir.resolve("_apx/__init__.py"))).singleElement().matches(Files::isRegularFile);
             }
-            synchronized (output) {
-                assertThat(output.toString()).doesNotContain("WARNING: A restricted method", "enable-native-access");
-            }
+            assertThat(output.text()).doesNotContain("WARNING: A restricted method", "enable-native-access");
 
             // SIGTERM with a request in flight: Spring stops taking requests, lets that one finish,
             // stops the web server and only then closes the app (its lifespan shutdown)
@@ -184,12 +160,10 @@ class SpringBootExampleIT {
             assertThat(finished.statusCode() + " " + finished.body()).isEqualTo("200 {\"slept\":1.5}");
             assertThat(boot.waitFor(60, TimeUnit.SECONDS)).as("the application exits").isTrue();
             // 128 + SIGTERM: the JVM's exit status after a SIGTERM whose shutdown hooks all ran
-            assertThat(boot.exitValue()).as(output.toString()).isEqualTo(143);
+            assertThat(boot.exitValue()).as(output.text()).isEqualTo(143);
             assertThat(Files.readAllLines(events))
                     .containsExactly("lifespan startup", "slow request started", "slow request done", "lifespan shutdown");
-            synchronized (output) {
-                assertThat(output.toString()).doesNotContain("Exception", "ERROR");
-            }
+            assertThat(output.text()).doesNotContain("Exception", "ERROR");
         } finally {
             boot.destroyForcibly();
             Files.deleteIfExists(events);
@@ -208,52 +182,6 @@ class SpringBootExampleIT {
                 .header("Content-Type", contentType).method(method, HttpRequest.BodyPublishers.ofString(body)).build();
         HttpResponse<String> response = client.send(request, HttpResponse.BodyHandlers.ofString());
         return response.statusCode() + " " + response.body();
-    }
-
-    private static void readOutput(Process boot, StringBuilder output, CompletableFuture<Integer> port) {
-        Pattern started = Pattern.compile("Tomcat started on port (\\d+)");
-        try (var reader = boot.inputReader()) {
-            for (String line; (line = reader.readLine()) != null; ) {
-                synchronized (output) {
-                    output.append(line).append('\n');
-                }
-                Matcher m = started.matcher(line);
-                if (m.find()) {
-                    port.complete(Integer.parseInt(m.group(1)));
-                }
-            }
-        } catch (IOException e) {
-            port.completeExceptionally(e);
-        }
-        synchronized (output) {
-            port.completeExceptionally(new IllegalStateException("the application exited before it listened:\n" + output));
-        }
-    }
-
-    private static void awaitLine(Path log, String line) throws Exception {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-        while (!Files.readAllLines(log).contains(line) && System.nanoTime() < deadline) {
-            Thread.sleep(20);
-        }
-        assertThat(Files.readAllLines(log)).contains(line);
-    }
-
-    private static void run(Path dir, String... command) throws Exception {
-        ProcessBuilder builder = new ProcessBuilder(command).directory(dir.toFile()).redirectErrorStream(true);
-        builder.environment().put("JAVA_HOME", System.getProperty("java.home")); // the child Maven builds with this JDK
-        Process process = builder.start();
-        CompletableFuture<String> out = CompletableFuture.supplyAsync(() -> {
-            try {
-                return new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-            } catch (IOException e) {
-                return e.toString();
-            }
-        });
-        if (!process.waitFor(300, TimeUnit.SECONDS)) {
-            process.destroyForcibly();
-            throw new AssertionError(String.join(" ", command) + " took over 300 s");
-        }
-        assertThat(process.exitValue()).as(String.join(" ", command) + " in " + dir + "\n" + out.get(10, TimeUnit.SECONDS)).isZero();
     }
 
     private static void deleteTree(Path dir) throws IOException {

@@ -5,13 +5,13 @@ import dev.apx.host.ApiAccess;
 import dev.apx.log.Log;
 import dev.apx.server.api.RequestHead;
 import dev.apx.server.api.WebSocketApp;
+import dev.apx.server.api.WebSocketHandshake;
 import jakarta.servlet.ServletContext;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
-import java.util.Base64;
 
 /**
  * WebSocket upgrade requests to {@code ApxServlet}: handed to the app's websocket scope through the
@@ -57,10 +57,11 @@ public final class WebSocketRequests {
         if (webSocket == null) {
             return false;
         }
-        String problem = problem(request);
+        String problem = WebSocketHandshake.problem(request.getMethod(), request.getProtocol(),
+                request.getHeader("Sec-WebSocket-Key"), request.getHeader("Sec-WebSocket-Version"));
         if (problem != null) {
             Log.warning("Invalid WebSocket handshake: " + problem);
-            if (problem.startsWith("unsupported")) {
+            if (WebSocketHandshake.isUnsupportedVersion(problem)) {
                 response.setHeader("Sec-WebSocket-Version", "13");
                 plain(response, 426, "apx: " + problem + "\n");
             } else {
@@ -94,36 +95,6 @@ public final class WebSocketRequests {
             return type.isInstance(container) ? container : null;
         } catch (ClassNotFoundException | LinkageError absent) {
             return null;
-        }
-    }
-
-    /** Why the request is not a valid RFC 6455 opening handshake, or null. */
-    private static String problem(HttpServletRequest request) {
-        if (!request.getMethod().equals("GET")) {
-            return "method " + request.getMethod() + " (GET required)";
-        }
-        if (!request.getProtocol().equals("HTTP/1.1")) {
-            return "HTTP version " + request.getProtocol() + " (HTTP/1.1 required)";
-        }
-        String key = request.getHeader("Sec-WebSocket-Key");
-        if (key == null || key.isBlank()) {
-            return "missing Sec-WebSocket-Key header";
-        }
-        if (!validKey(key.strip())) {
-            return "Sec-WebSocket-Key is not the base64 of 16 bytes";
-        }
-        String version = request.getHeader("Sec-WebSocket-Version");
-        if (!"13".equals(version)) {
-            return "unsupported Sec-WebSocket-Version " + version + " (13 required)";
-        }
-        return null;
-    }
-
-    private static boolean validKey(String key) {
-        try {
-            return key.length() == 24 && Base64.getDecoder().decode(key).length == 16;
-        } catch (IllegalArgumentException e) {
-            return false;
         }
     }
 

@@ -11,9 +11,6 @@ import java.net.http.HttpClient;
 import java.net.http.WebSocket;
 import java.nio.ByteBuffer;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionStage;
-import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -26,51 +23,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 class WebSocketUpgradeTest {
     private static final String KEY = "dGhlIHNhbXBsZSBub25jZQ=="; // RFC 6455's example: accept is s3pPLMBiTxaQ9kYGzzhZRbK+xOo=
 
-    /** Collects what the JDK client receives, one entry per message or close. */
-    static final class Inbox implements WebSocket.Listener {
-        final LinkedBlockingQueue<Object> received = new LinkedBlockingQueue<>();
-        private final StringBuilder text = new StringBuilder();
-
-        @Override
-        public CompletionStage<?> onText(WebSocket socket, CharSequence data, boolean last) {
-            text.append(data);
-            if (last) {
-                received.add(text.toString());
-                text.setLength(0);
-            }
-            socket.request(1);
-            return null;
-        }
-
-        @Override
-        public CompletionStage<?> onBinary(WebSocket socket, ByteBuffer data, boolean last) {
-            byte[] bytes = new byte[data.remaining()];
-            data.get(bytes);
-            received.add(bytes);
-            socket.request(1);
-            return null;
-        }
-
-        @Override
-        public CompletionStage<?> onClose(WebSocket socket, int code, String reason) {
-            received.add("close " + code + " " + reason);
-            if (!socket.isOutputClosed()) { // the server closed first: answer, as RFC 6455 asks
-                socket.sendClose(WebSocket.NORMAL_CLOSURE, "");
-            }
-            return CompletableFuture.completedFuture(null);
-        }
-
-        Object next() throws InterruptedException {
-            Object item = received.poll(10, TimeUnit.SECONDS);
-            assertThat(item).as("a message within 10 s").isNotNull();
-            return item;
-        }
-    }
-
     @Test
     void echoesThroughTheJdkClientWithTheChosenSubprotocol() throws Exception {
         try (TestServer server = TestServer.withWebSockets("apxtest.ws_apps", "app", WebSocketConfig.defaults())) {
-            Inbox inbox = new Inbox();
+            WebSocketRecorder inbox = new WebSocketRecorder();
             WebSocket socket = HttpClient.newHttpClient().newWebSocketBuilder().subprotocols("chat", "other")
                     .buildAsync(URI.create("ws://" + server.address() + "/echo?jdk"), inbox).get(10, TimeUnit.SECONDS);
             assertThat(socket.getSubprotocol()).isEqualTo("chat");
@@ -105,7 +61,7 @@ class WebSocketUpgradeTest {
 
     @Test
     void shutdownClosesOpenWebSocketsWith1012() throws Exception {
-        Inbox inbox = new Inbox();
+        WebSocketRecorder inbox = new WebSocketRecorder();
         try (TestServer server = TestServer.withWebSockets("apxtest.ws_apps", "app", WebSocketConfig.defaults())) {
             WebSocket socket = HttpClient.newHttpClient().newWebSocketBuilder()
                     .buildAsync(URI.create("ws://" + server.address() + "/echo?shutdown"), inbox).get(10, TimeUnit.SECONDS);
