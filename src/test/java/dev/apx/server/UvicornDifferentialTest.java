@@ -1,5 +1,6 @@
 package dev.apx.server;
 
+import dev.apx.ChildProcesses;
 import dev.apx.python.TestPython;
 
 import org.junit.jupiter.api.AfterAll;
@@ -7,18 +8,17 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 import java.io.File;
-import java.net.ServerSocket;
 import java.net.Socket;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Pattern;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -41,23 +41,16 @@ class UvicornDifferentialTest {
     @BeforeAll
     static void start() throws Exception {
         apx = new TestServer("apxtest.http_apps", "app");
-        try (ServerSocket free = new ServerSocket(0)) {
-            uvicornPort = free.getLocalPort();
-        }
-        Path log = Files.createTempFile("uvicorn", ".log");
+        // Port 0, read back from Uvicorn's "running on" line: a port found free and handed over could be
+        // taken before Uvicorn binds it (by a parallel test lane)
         uvicorn = new ProcessBuilder(TestPython.python().toString(), "-m", "uvicorn", "--loop", "uvloop", "--http", "httptools",
                 "--app-dir", Path.of("target/test-classes/python").toAbsolutePath().toString(),
-                "--port", String.valueOf(uvicornPort), "--no-access-log", "apxtest.http_apps:app")
-                .redirectErrorStream(true).redirectOutput(log.toFile()).redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null"))).start();
-        for (int i = 0; i < 600; i++) {
-            try (Socket probe = new Socket("127.0.0.1", uvicornPort)) {
-                return;
-            } catch (java.io.IOException notYet) {
-                Thread.sleep(25);
-            }
-        }
-        throw new IllegalStateException("uvicorn did not start: " + Files.readString(log));
+                "--port", "0", "--no-access-log", "apxtest.http_apps:app")
+                .redirectErrorStream(true).redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null"))).start();
+        uvicornPort = ChildProcesses.watch(uvicorn, RUNNING_ON).port(0).get(15, TimeUnit.SECONDS);
     }
+
+    private static final Pattern RUNNING_ON = Pattern.compile("Uvicorn running on http://127\\.0\\.0\\.1:(\\d+)");
 
     @AfterAll
     static void stop() throws Exception {

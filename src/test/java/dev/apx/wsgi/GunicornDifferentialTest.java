@@ -1,5 +1,6 @@
 package dev.apx.wsgi;
 
+import dev.apx.ChildProcesses;
 import dev.apx.python.TestPython;
 import dev.apx.server.RawHttp;
 import dev.apx.server.Server;
@@ -12,13 +13,11 @@ import org.junit.jupiter.api.Test;
 
 import java.io.File;
 import java.io.InputStream;
-import java.net.ServerSocket;
 import java.net.Socket;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -26,6 +25,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Pattern;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -44,7 +44,7 @@ class GunicornDifferentialTest {
     private static final HttpClient CLIENT = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
     private static final List<String> IGNORED = List.of("date", "server", "connection");
 
-    private record Pair(WsgiTestServer apx, Process gunicorn, int gunicornPort, Path log) {
+    private record Pair(WsgiTestServer apx, Process gunicorn, int gunicornPort) {
     }
 
     private static final Map<String, Pair> SERVED = new TreeMap<>();
@@ -56,40 +56,27 @@ class GunicornDifferentialTest {
                 "flask", new String[]{"flask_app", "app"},
                 "django", new String[]{"djangoapp.wsgi", "application"});
         Map<String, Process> processes = new TreeMap<>();
-        Map<String, Integer> ports = new TreeMap<>();
-        Map<String, Path> logs = new TreeMap<>();
+        Map<String, ChildProcesses.Output> outputs = new TreeMap<>();
         for (var app : apps.entrySet()) { // all three Gunicorns start at once
-            int port;
-            try (ServerSocket free = new ServerSocket(0)) {
-                port = free.getLocalPort();
-            }
-            Path log = Files.createTempFile("gunicorn", ".log");
-            processes.put(app.getKey(), new ProcessBuilder(TestPython.python().toString(), "-m", "gunicorn", "-k", "gthread",
-                    "--threads", "8", "-w", "1", "--pythonpath", TEST_APPS + "," + EXAMPLES, "-b", "127.0.0.1:" + port,
-                    "--log-level", "warning", app.getValue()[0] + ":" + app.getValue()[1])
-                    .redirectErrorStream(true).redirectOutput(log.toFile()).redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null"))).start());
-            ports.put(app.getKey(), port);
-            logs.put(app.getKey(), log);
+            // Port 0, read back from Gunicorn's "Listening at" line: a port found free and handed over could
+            // be taken before Gunicorn binds it (by this JVM's own apx servers, or by a parallel test lane)
+            Process gunicorn = new ProcessBuilder(TestPython.python().toString(), "-m", "gunicorn", "-k", "gthread",
+                    "--threads", "8", "-w", "1", "--pythonpath", TEST_APPS + "," + EXAMPLES, "-b", "127.0.0.1:0",
+                    "--log-level", "info", app.getValue()[0] + ":" + app.getValue()[1])
+                    .redirectErrorStream(true).redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null"))).start();
+            processes.put(app.getKey(), gunicorn);
+            outputs.put(app.getKey(), ChildProcesses.watch(gunicorn, LISTENING));
         }
         for (var app : apps.entrySet()) {
             String name = app.getKey();
             WsgiTestServer apx = new WsgiTestServer(app.getValue()[0], app.getValue()[1], WsgiConfig.defaults(),
                     ServerConfig.defaults().withAccessLog(false), name.equals("raw") ? List.of() : path);
-            SERVED.put(name, new Pair(apx, processes.get(name), ports.get(name), logs.get(name)));
-            awaitListening(ports.get(name), logs.get(name));
+            int port = outputs.get(name).port(0).get(15, TimeUnit.SECONDS); // logged once Gunicorn listens
+            SERVED.put(name, new Pair(apx, processes.get(name), port));
         }
     }
 
-    private static void awaitListening(int port, Path log) throws Exception {
-        for (int i = 0; i < 600; i++) {
-            try (Socket probe = new Socket("127.0.0.1", port)) {
-                return;
-            } catch (java.io.IOException notYet) {
-                Thread.sleep(25);
-            }
-        }
-        throw new IllegalStateException("gunicorn did not start: " + Files.readString(log));
-    }
+    private static final Pattern LISTENING = Pattern.compile("Listening at: http://127\\.0\\.0\\.1:(\\d+)");
 
     @AfterAll
     static void stop() throws Exception {

@@ -6,8 +6,6 @@ import dev.apx.server.api.WebSocketConfig;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -180,14 +178,13 @@ class WebSocketTest {
 
     /** The suite against Uvicorn with {@code flags}: all CHECKS with {@link WsSuite#FLAGS}, else {@link #LOADED}. */
     private static Map<String, String> uvicorn(List<String> flags) throws Exception {
-        int port = WsSuite.freePort();
-        Path log = Files.createTempFile("uvicorn-ws", ".log");
-        Process uvicorn = WsSuite.uvicorn("apxtest.ws_apps:app", port, log, flags);
+        WsSuite.Uvicorn uvicorn = WsSuite.uvicorn("apxtest.ws_apps:app", flags);
         try {
-            return new HashMap<>(flags.isEmpty() ? WsSuite.run("127.0.0.1:" + port, LOADED) : WsSuite.run("127.0.0.1:" + port));
+            String address = "127.0.0.1:" + uvicorn.port();
+            return new HashMap<>(flags.isEmpty() ? WsSuite.run(address, LOADED) : WsSuite.run(address));
         } finally {
-            uvicorn.destroy();
-            uvicorn.waitFor(10, TimeUnit.SECONDS);
+            uvicorn.process().destroy();
+            uvicorn.process().waitFor(10, TimeUnit.SECONDS);
         }
     }
 }

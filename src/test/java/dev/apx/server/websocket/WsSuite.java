@@ -49,28 +49,29 @@ final class WsSuite {
         return results;
     }
 
-    /** Uvicorn {@code --ws websockets} (uvloop) from the 3.11 venv on {@code port}, serving {@code app} with {@code flags}. */
-    static Process uvicorn(String app, int port, Path log, List<String> flags) throws Exception {
-        List<String> command = new ArrayList<>(List.of(TestPython.python().toString(), "-m", "uvicorn", "--ws", "websockets", "--loop", "uvloop",
-                "--app-dir", APPS.toString(), "--port", String.valueOf(port), "--no-access-log"));
-        command.addAll(flags);
-        command.add(app);
-        Process uvicorn = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile())
-                .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null"))).start();
-        for (int i = 0; i < 600; i++) {
-            try (java.net.Socket probe = new java.net.Socket("127.0.0.1", port)) {
-                return uvicorn;
-            } catch (java.io.IOException notYet) {
-                Thread.sleep(25);
-            }
-        }
-        uvicorn.destroy();
-        throw new IllegalStateException("uvicorn did not start: " + java.nio.file.Files.readString(log));
+    /** A Uvicorn started by {@link #uvicorn}, and the port it listens on. */
+    record Uvicorn(Process process, int port) {
     }
 
-    static int freePort() throws java.io.IOException {
-        try (java.net.ServerSocket free = new java.net.ServerSocket(0)) {
-            return free.getLocalPort();
+    /**
+     * Uvicorn {@code --ws websockets} (uvloop) from the test venv, serving {@code app} with {@code flags} on
+     * a port of its own choosing, read back from its "running on" line: a port found free and handed over
+     * could be taken before Uvicorn binds it (by a parallel test lane).
+     */
+    static Uvicorn uvicorn(String app, List<String> flags) throws Exception {
+        List<String> command = new ArrayList<>(List.of(TestPython.python().toString(), "-m", "uvicorn", "--ws", "websockets", "--loop", "uvloop",
+                "--app-dir", APPS.toString(), "--port", "0", "--no-access-log"));
+        command.addAll(flags);
+        command.add(app);
+        Process uvicorn = new ProcessBuilder(command).redirectErrorStream(true)
+                .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null"))).start();
+        try {
+            return new Uvicorn(uvicorn, dev.apx.ChildProcesses.watch(uvicorn, RUNNING_ON).port(0).get(15, java.util.concurrent.TimeUnit.SECONDS));
+        } catch (Exception e) {
+            uvicorn.destroy();
+            throw e;
         }
     }
+
+    private static final java.util.regex.Pattern RUNNING_ON = java.util.regex.Pattern.compile("Uvicorn running on http://127\\.0\\.0\\.1:(\\d+)");
 }
