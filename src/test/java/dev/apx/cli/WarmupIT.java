@@ -104,7 +104,9 @@ class WarmupIT {
     void aStopWhileItRunsEndsItAndShutsDownCleanly() throws Exception {
         try (ApxProcess apx = ApxProcess.start(tmp, Map.of(), "--warmup", "1000000", "--log-level", "debug",
                 "apxtest.startup_apps:counting")) {
-            Thread.sleep(1000); // its million requests take minutes: it is running now
+            // Its million requests take minutes: it is running now. Not 1 s: under a full parallel test run the
+            // warm-up had not yet answered its first request after 1 s (its server, client and JIT all start cold)
+            Thread.sleep(3000);
             assertThat(apx.stderr()).doesNotContain("warm-up:");
             apx.process.destroy(); // SIGTERM
             assertThat(apx.awaitExit(30)).isZero();
