@@ -20,6 +20,9 @@ public final class ChildProcesses {
     /** The Python 3.11 the ITs give the hosts: {@code -Dapx.python311}, else the project's venv. */
     public static final Path PYTHON = Path.of(System.getProperty("apx.python311", ".venv/py3.11/bin/python")).toAbsolutePath();
 
+    /** The line with which Uvicorn started with {@code --port 0} announces the port it chose, for {@link #watch}. */
+    public static final Pattern UVICORN_RUNNING_ON = Pattern.compile("Uvicorn running on http://127\\.0\\.0\\.1:(\\d+)");
+
     private ChildProcesses() {
     }
 

@@ -18,7 +18,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
-import java.util.regex.Pattern;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -47,10 +46,8 @@ class UvicornDifferentialTest {
                 "--app-dir", Path.of("target/test-classes/python").toAbsolutePath().toString(),
                 "--port", "0", "--no-access-log", "apxtest.http_apps:app")
                 .redirectErrorStream(true).redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null"))).start();
-        uvicornPort = ChildProcesses.watch(uvicorn, RUNNING_ON).port(0).get(15, TimeUnit.SECONDS);
+        uvicornPort = ChildProcesses.watch(uvicorn, ChildProcesses.UVICORN_RUNNING_ON).port(0).get(15, TimeUnit.SECONDS);
     }
-
-    private static final Pattern RUNNING_ON = Pattern.compile("Uvicorn running on http://127\\.0\\.0\\.1:(\\d+)");
 
     @AfterAll
     static void stop() throws Exception {

@@ -66,12 +66,10 @@ final class WsSuite {
         Process uvicorn = new ProcessBuilder(command).redirectErrorStream(true)
                 .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null"))).start();
         try {
-            return new Uvicorn(uvicorn, dev.apx.ChildProcesses.watch(uvicorn, RUNNING_ON).port(0).get(15, java.util.concurrent.TimeUnit.SECONDS));
+            return new Uvicorn(uvicorn, dev.apx.ChildProcesses.watch(uvicorn, dev.apx.ChildProcesses.UVICORN_RUNNING_ON).port(0).get(15, java.util.concurrent.TimeUnit.SECONDS));
         } catch (Exception e) {
             uvicorn.destroy();
             throw e;
         }
     }
-
-    private static final java.util.regex.Pattern RUNNING_ON = java.util.regex.Pattern.compile("Uvicorn running on http://127\\.0\\.0\\.1:(\\d+)");
 }
